@@ -1,0 +1,143 @@
+import path from "node:path";
+import { mkdirSync } from "node:fs";
+import type { Config } from "@/lib/config";
+
+// Something that runs one parameterised SQL statement and returns its rows.
+export interface Queryable {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+}
+
+// A Queryable that also runs scripts of several statements without parameters (migrations, seeds).
+export interface Executor extends Queryable {
+  exec(sql: string): Promise<void>;
+}
+
+// The one database handle of the process, whatever driver is behind it.
+export interface Database extends Executor {
+  readonly driver: Config["dbDriver"];
+  /** Runs fn inside BEGIN/COMMIT on one connection; ROLLBACK when it throws. */
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+type DbConfig = Pick<Config, "dbDriver" | "DATABASE_URL" | "POSTGRES_URL" | "DATA_DIR" | "DB_POOL_SIZE">;
+
+// Opens the database that the configuration selects: PGlite under DATA_DIR, a pg Pool, or @vercel/postgres.
+export async function openDatabase(config: DbConfig): Promise<Database> {
+  switch (config.dbDriver) {
+    case "pg":
+      return openPg(config.DATABASE_URL!, config.DB_POOL_SIZE);
+    case "vercel":
+      return openVercel(config.POSTGRES_URL!, config.DB_POOL_SIZE);
+    default:
+      return openPglite(path.resolve(config.DATA_DIR, "pglite"));
+  }
+}
+
+// PGlite (Postgres in WASM) persisted in a folder, or in memory when dataDir is "memory://".
+export async function openPglite(dataDir: string): Promise<Database> {
+  const [{ PGlite }, { pg_trgm }, { unaccent }, { btree_gin }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("@electric-sql/pglite/contrib/unaccent"),
+    import("@electric-sql/pglite/contrib/btree_gin"),
+  ]);
+  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent, btree_gin } });
+  const run = async <R>(q: { query: typeof pg.query }, text: string, params?: readonly unknown[]) =>
+    (await q.query<R>(text, params as unknown[] | undefined)).rows;
+  return {
+    driver: "pglite",
+    query: (text, params) => run(pg, text, params),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    transaction: (fn) =>
+      pg.transaction((tx) =>
+        fn({
+          query: (text, params) => run(tx, text, params),
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+        }),
+      ),
+    close: () => pg.close(),
+  };
+}
+
+interface PoolLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  connect(): Promise<{ query: PoolLike["query"]; release(err?: boolean | Error): void }>;
+  end(): Promise<void>;
+}
+
+function poolDatabase(driver: Database["driver"], pool: PoolLike): Database {
+  return {
+    driver,
+    query: async <R>(text: string, params?: readonly unknown[]) =>
+      (await pool.query(text, params as unknown[] | undefined)).rows as R[],
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn({
+          query: async <R>(text: string, params?: readonly unknown[]) =>
+            (await client.query(text, params as unknown[] | undefined)).rows as R[],
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+        });
+        await client.query("COMMIT");
+        client.release();
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        client.release(err instanceof Error ? err : true);
+        throw err;
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+// A Postgres server over TCP with node-postgres.
+export async function openPg(connectionString: string, max = 10): Promise<Database> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+  pool.on("error", (err) => console.error("[db] idle client error:", err.message));
+  return poolDatabase("pg", pool as unknown as PoolLike);
+}
+
+// Vercel/Neon Postgres with @vercel/postgres (WebSocket; never TCP).
+export async function openVercel(connectionString: string, max = 10): Promise<Database> {
+  const { createPool } = await import("@vercel/postgres");
+  const pool = createPool({ connectionString, max });
+  pool.on("error", (err: Error) => console.error("[db] idle client error:", err.message));
+  return poolDatabase("vercel", pool as unknown as PoolLike);
+}
+
+const GLOBAL_KEY = Symbol.for("public-catalog-api.db");
+type GlobalWithDb = typeof globalThis & { [GLOBAL_KEY]?: Promise<Database> };
+
+// The process-wide database, opened on first use (shared across Next.js bundles through globalThis).
+export function getDb(config: DbConfig): Promise<Database> {
+  const g = globalThis as GlobalWithDb;
+  if (!g[GLOBAL_KEY]) {
+    g[GLOBAL_KEY] = openDatabase(config).catch((err) => {
+      delete g[GLOBAL_KEY];
+      throw err;
+    });
+  }
+  return g[GLOBAL_KEY];
+}
+
+// Closes and forgets the process-wide database.
+export async function closeDb(): Promise<void> {
+  const g = globalThis as GlobalWithDb;
+  const pending = g[GLOBAL_KEY];
+  delete g[GLOBAL_KEY];
+  if (pending) await (await pending).close();
+}

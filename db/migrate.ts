@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Database } from "./client";
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+const LOCK_ID = 7_420_611; // pg_advisory_lock id shared by every migrating process
+
+// One migration file: "0001_init.sql" → version "0001", name "init".
+export interface Migration {
+  version: string;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+// The migrations shipped with the code, in order.
+export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((file) => {
+      const sql = readFileSync(path.join(dir, file), "utf8");
+      const [, version, name] = /^(\d{4})_(.+)\.sql$/.exec(file)!;
+      return { version: version!, name: name!, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+// Applies every pending migration in order, each in its own transaction; returns the versions applied.
+export async function migrate(db: Database, migrations = listMigrations()): Promise<string[]> {
+  const serverLock = db.driver !== "pglite";
+  if (serverLock) await db.query("select pg_advisory_lock($1)", [LOCK_ID]);
+  try {
+    await db.exec(`create table if not exists schema_migrations (
+      version text primary key,
+      name text not null,
+      checksum text not null,
+      applied_at timestamptz(3) not null default now()
+    )`);
+    const applied = new Map(
+      (await db.query<{ version: string; checksum: string }>("select version, checksum from schema_migrations")).map(
+        (r) => [r.version, r.checksum],
+      ),
+    );
+    const done: string[] = [];
+    for (const m of migrations) {
+      const known = applied.get(m.version);
+      if (known) {
+        if (known !== m.checksum) {
+          throw new Error(`Migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead.`);
+        }
+        continue;
+      }
+      await db.transaction(async (tx) => {
+        // Multi-statement script: run as a simple query on the transaction's connection.
+        await tx.exec(m.sql);
+        await tx.query("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", [
+          m.version,
+          m.name,
+          m.checksum,
+        ]);
+      });
+      done.push(m.version);
+    }
+    return done;
+  } finally {
+    if (serverLock) await db.query("select pg_advisory_unlock($1)", [LOCK_ID]);
+  }
+}

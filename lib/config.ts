@@ -1,0 +1,114 @@
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], {
+    error: "expected true or false",
+  })
+  .transform((v) => v === "true" || v === "1" || v === "yes" || v === "on");
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `expected a whole number from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\/.+/, { error: "expected a postgres:// or postgresql:// URL" });
+
+const httpUrl = z.string().regex(/^https?:\/\/[^\s/]+/, { error: "expected an http:// or https:// URL" });
+
+// Every environment variable the service reads, with its default. `.env.example` mirrors this list.
+export const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: int(1, 65535).default(3000),
+  PUBLIC_BASE_URL: httpUrl.optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  DATABASE_URL: postgresUrl.optional(),
+  POSTGRES_URL: postgresUrl.optional(),
+  DB_POOL_SIZE: int(1, 200).default(10),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, { error: "expected a redis:// or rediss:// URL" })
+    .optional(),
+  UPSTASH_REDIS_REST_URL: httpUrl.optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+  RATE_LIMIT_ENABLED: bool.default(true),
+  RATE_LIMIT_REQUESTS: int(1, 1_000_000).default(600),
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(100),
+  AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
+  RATE_LIMIT_ON_BACKEND_ERROR: z.enum(["allow", "refuse"], { error: "expected allow or refuse" }).default("allow"),
+  RATE_LIMIT_TIMEOUT_MS: int(10, 10_000).default(250),
+  TRUST_PROXY: bool.default(false),
+  KEY_CACHE_TTL_SECONDS: int(0, 300).default(5),
+  KEY_CACHE_MAX_ENTRIES: int(10, 1_000_000).default(10_000),
+  PUBLIC_API_WRITE_PREVIEW: bool.default(false),
+  AUTH_SECRET: z.string().min(32, { error: "expected at least 32 characters" }).optional(),
+  DEMO_SEED: z.enum(["auto", "never"], { error: "expected auto or never" }).default("auto"),
+});
+
+// The parsed configuration object.
+export type Config = z.infer<typeof configSchema> & {
+  /** Absolute public base URL without a trailing slash, used for every absolute link. */
+  baseUrl: string;
+  /** Which database driver the configuration selects. */
+  dbDriver: "pglite" | "pg" | "vercel";
+};
+
+// A configuration value that stops start-up; its message names the variable.
+export class ConfigError extends Error {
+  constructor(readonly variables: string[], message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+// Parses an environment (process.env by default) into a Config, or throws ConfigError naming each bad variable.
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "?");
+      return `${name}=${JSON.stringify(input[name] ?? "")}: ${issue.message}`;
+    });
+    const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? "?")))];
+    throw new ConfigError(names, `Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const c = parsed.data;
+  if (c.DATABASE_URL && c.POSTGRES_URL) {
+    throw new ConfigError(
+      ["DATABASE_URL", "POSTGRES_URL"],
+      "Invalid configuration:\n  DATABASE_URL and POSTGRES_URL are both set: choose one database driver",
+    );
+  }
+  if (Boolean(c.UPSTASH_REDIS_REST_URL) !== Boolean(c.UPSTASH_REDIS_REST_TOKEN)) {
+    const missing = c.UPSTASH_REDIS_REST_URL ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL";
+    throw new ConfigError(
+      [missing],
+      `Invalid configuration:\n  ${missing}: required with ${missing === "UPSTASH_REDIS_REST_URL" ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"}`,
+    );
+  }
+  const baseUrl = (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");
+  const dbDriver = c.DATABASE_URL ? "pg" : c.POSTGRES_URL ? "vercel" : "pglite";
+  return { ...c, baseUrl, dbDriver };
+}
+
+let cached: Config | undefined;
+
+// The process-wide configuration, parsed on first use.
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+// Forgets the cached configuration (tests change the environment between suites).
+export function resetConfig(): void {
+  cached = undefined;
+}
