@@ -28,6 +28,10 @@ export const configSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
   POSTGRES_URL: postgresUrl.optional(),
   DB_POOL_SIZE: int(1, 200).default(10),
+  /** Local testing of @vercel/postgres only: "host:port/path" of a WebSocket→TCP relay (neonConfig.wsProxy). */
+  VERCEL_POSTGRES_WS_PROXY: z.string().min(1).optional(),
+  /** Local testing of @vercel/postgres only: base URL of the HTTP /sql endpoint (neonConfig.fetchEndpoint). */
+  VERCEL_POSTGRES_HTTP_ENDPOINT: httpUrl.optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/.+/, { error: "expected a redis:// or rediss:// URL" })
