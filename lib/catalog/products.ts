@@ -1,0 +1,72 @@
+import "server-only";
+import type { Queryable } from "@/db/client";
+import { PublicApiError } from "@/lib/public-api/errors";
+import type { Product, ProductsQuery } from "@/lib/public-api/schemas";
+import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
+
+const SORT_COLUMNS = { identifier: "p.identifier", label: "p.label_sort", status: "p.status", updatedAt: "p.updated_at" };
+
+interface Row {
+  id: string;
+  identifier: string;
+  label: string;
+  status: Product["status"];
+  family_id: string;
+  family_label: string;
+  category_id: string;
+  category_label: string;
+  updated_at: string;
+}
+
+// Lists the products of one organization (label read in a channel when channelId is given).
+export async function listProducts(db: Queryable, orgId: string, q: ProductsQuery): Promise<ListResult<Product>> {
+  const where = new Where("p.org_id", orgId);
+  if (q.familyId) where.and("p.family_id = ?", q.familyId);
+  if (q.categoryId) where.and("p.category_id = ?", q.categoryId);
+  addSearch(where, "p.search", q.q);
+  const countSql = `select count(*)::int as total from products p where ${where}`;
+
+  let label = "coalesce(nullif(p.label, ''), p.identifier)";
+  let join = "";
+  if (q.channelId) {
+    const channel = await db.query("select 1 from channels where org_id = $1 and id = $2", [orgId, q.channelId]);
+    if (channel.length === 0) {
+      throw new PublicApiError(
+        "PUBLIC_API_INVALID_QUERY",
+        `Paramètre « channelId » invalide : canal inconnu pour cette organisation (reçu « ${q.channelId.slice(0, 60)} »).`,
+      );
+    }
+    const ch = where.param(q.channelId);
+    join = `left join product_values pv
+              on pv.product_id = p.id and pv.channel_id = ${ch}
+             and pv.attribute_id = (select a.id from attributes a where a.org_id = $1 and a.code = 'name')`;
+    label = `coalesce(nullif(pv.value #>> '{}', ''), nullif(p.label, ''), p.identifier)`;
+  }
+  const pageSql = `select p.id, p.identifier, ${label} as label, p.status,
+        p.family_id, f.label as family_label, p.category_id, c.label as category_label,
+        ${isoSql("p.updated_at")} as updated_at
+      from products p
+      join families f on f.org_id = p.org_id and f.id = p.family_id
+      join categories c on c.org_id = p.org_id and c.id = p.category_id
+      ${join}
+     where ${where}
+     order by ${orderBy(q.sort, SORT_COLUMNS, "p.id")}`;
+  const countParams = where.params.slice(0, q.channelId ? -1 : undefined);
+  return paginate<Row, Product>(db, {
+    page: q.page,
+    perPage: q.perPage,
+    pageSql,
+    countSql,
+    params: where.params,
+    countParams,
+    map: (r) => ({
+      id: r.id,
+      identifier: r.identifier,
+      label: r.label,
+      status: r.status,
+      family: { id: r.family_id, label: r.family_label },
+      category: { id: r.category_id, label: r.category_label },
+      updatedAt: r.updated_at,
+    }),
+  });
+}

@@ -1,0 +1,105 @@
+// Every error the public API can answer, one table: status, stable code, HTTP reason phrase, default French message.
+export const ERRORS = {
+  PUBLIC_API_INVALID_QUERY: { status: 400, error: "Bad Request", message: "Paramètres de requête invalides." },
+  PUBLIC_API_KEY_MISSING: { status: 401, error: "Unauthorized", message: "Clé API manquante." },
+  PUBLIC_API_KEY_INVALID: { status: 401, error: "Unauthorized", message: "Clé API invalide." },
+  PUBLIC_API_KEY_EXPIRED: { status: 401, error: "Unauthorized", message: "Clé API expirée." },
+  PUBLIC_API_KEY_REVOKED: { status: 401, error: "Unauthorized", message: "Clé API révoquée." },
+  PUBLIC_API_INSUFFICIENT_SCOPE: {
+    status: 403,
+    error: "Forbidden",
+    message: "La clé API n'a pas le scope requis pour cette ressource.",
+  },
+  PUBLIC_API_NOT_FOUND: { status: 404, error: "Not Found", message: "Ressource introuvable." },
+  PUBLIC_API_METHOD_NOT_ALLOWED: {
+    status: 405,
+    error: "Method Not Allowed",
+    message: "Méthode non autorisée sur cette ressource.",
+  },
+  PUBLIC_API_RATE_LIMIT_EXCEEDED: {
+    status: 429,
+    error: "Too Many Requests",
+    message: "Limite de requêtes dépassée.",
+  },
+  PUBLIC_API_INTERNAL_ERROR: {
+    status: 500,
+    error: "Internal Server Error",
+    message: "Erreur interne du serveur.",
+  },
+  PUBLIC_API_UNAVAILABLE: {
+    status: 503,
+    error: "Service Unavailable",
+    message: "Service momentanément indisponible, réessayez plus tard.",
+  },
+} as const satisfies Record<string, { status: number; error: string; message: string }>;
+
+// A stable error code of the public API.
+export type ErrorCode = keyof typeof ERRORS;
+
+// The JSON body of every error response (the contract's shape plus code and requestId).
+export interface ErrorBody {
+  statusCode: number;
+  message: string;
+  error: string;
+  code: ErrorCode;
+  requestId: string;
+  retryAfter?: number;
+}
+
+// The one error class of the public API: thrown anywhere, turned into a response in one place.
+export class PublicApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly extra: { retryAfter?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? ERRORS[code].message);
+    this.name = "PublicApiError";
+    this.status = ERRORS[code].status;
+  }
+}
+
+// The body for an error, in the contract's shape.
+export function errorBody(err: PublicApiError, requestId: string): ErrorBody {
+  const body: ErrorBody = {
+    statusCode: err.status,
+    message: err.message,
+    error: ERRORS[err.code].error,
+    code: err.code,
+    requestId,
+  };
+  if (err.extra.retryAfter !== undefined) body.retryAfter = err.extra.retryAfter;
+  return body;
+}
+
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "53300", // too_many_connections
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+]);
+
+// True when an unknown error means the database (or another back end) cannot be reached right now.
+export function isUnavailableError(err: unknown): boolean {
+  if (!err || typeof err !== "object") return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
+  const message = (err as { message?: unknown }).message;
+  return (
+    typeof message === "string" &&
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    )
+  );
+}

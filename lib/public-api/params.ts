@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { PublicApiError } from "./errors";
+
+// One query parameter: its zod schema (validation and documentation at once) and the French text of what it expects.
+export interface ParamDef {
+  schema: z.ZodType;
+  /** What the parameter does (OpenAPI description). */
+  description: string;
+  /** French: what a valid value looks like, used in the 400 message that names the parameter. */
+  expected: string;
+  /** Comma-separated list; repeated parameters are merged. */
+  array?: boolean;
+  /** Boolean carried as the strings true/false. */
+  boolean?: boolean;
+  example?: string;
+}
+
+// The query parameters of one endpoint, as definitions and as one zod object schema.
+export interface QueryDef<T> {
+  params: Record<string, ParamDef>;
+  schema: z.ZodType<T>;
+}
+
+// Builds a QueryDef from parameter definitions.
+export function defineQuery<P extends Record<string, ParamDef>>(
+  params: P,
+): QueryDef<{ [K in keyof P]: z.output<P[K]["schema"]> }> {
+  const shape = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v.schema]));
+  return { params, schema: z.object(shape) as never };
+}
+
+const ID_MAX = 128;
+
+// page: integer ≥ 1, default 1.
+export const pageParam: ParamDef = {
+  schema: z.coerce.number().int().min(1).max(10_000_000).default(1),
+  description: "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
+  expected: "entier de 1 à 10000000 attendu",
+  example: "1",
+};
+
+// perPage: integer 1..100, default 20.
+export const perPageParam: ParamDef = {
+  schema: z.coerce.number().int().min(1).max(100).default(20),
+  description: "Maximum number of items per page (1 to 100).",
+  expected: "entier de 1 à 100 attendu",
+  example: "20",
+};
+
+// q: free-text search, case- and accent-insensitive substring.
+export function qParam(fields: string[]): ParamDef {
+  return {
+    schema: z
+      .string()
+      .max(200)
+      .transform((v) => v.replace(/[\u0000-\u001f\u007f]/g, " ").trim())
+      .optional(),
+    description: `Free-text search, case- and accent-insensitive substring ("creme" finds "Crème"), in: ${fields.join(", ")}. At most 200 characters.`,
+    expected: "texte de 200 caractères au plus attendu",
+    example: "chaise",
+  };
+}
+
+// One sort key: a sortable field and its order.
+export interface SortKey<F extends string = string> {
+  field: F;
+  order: "asc" | "desc";
+}
+
+// sort: `field.asc|desc`, comma-separated; default updatedAt.desc; id is always the last tie-breaker.
+export function sortParam<F extends string>(fields: readonly F[]): ParamDef {
+  const allowed = new Set<string>(fields);
+  return {
+    schema: z
+      .string()
+      .max(500)
+      .default("updatedAt.desc")
+      .transform((value, ctx): SortKey<F>[] => {
+        const keys: SortKey<F>[] = [];
+        for (const part of value.split(",")) {
+          const token = part.trim();
+          const m = /^([A-Za-z]+)\.(asc|desc)$/.exec(token);
+          if (!m) {
+            ctx.addIssue({
+              code: "custom",
+              message: `« ${token} » n'est pas au format champ.asc ou champ.desc (champs triables : ${fields.join(", ")})`,
+            });
+            return z.NEVER;
+          }
+          const [, field, order] = m as unknown as [string, F, "asc" | "desc"];
+          if (!allowed.has(field)) {
+            ctx.addIssue({
+              code: "custom",
+              message: `champ « ${field} » non triable (champs triables : ${fields.join(", ")})`,
+            });
+            return z.NEVER;
+          }
+          if (keys.some((k) => k.field === field)) {
+            ctx.addIssue({ code: "custom", message: `champ « ${field} » présent plusieurs fois` });
+            return z.NEVER;
+          }
+          keys.push({ field, order });
+        }
+        return keys;
+      }),
+    description: `Sort order: \`field.asc\` or \`field.desc\`, several separated by commas. Sortable fields: ${fields.join(", ")}. Default \`updatedAt.desc\`; \`id\` is always the last tie-breaker, so pages never overlap.`,
+    expected: `format champ.asc ou champ.desc attendu (champs triables : ${fields.join(", ")})`,
+    example: `${fields[0]}.asc`,
+  };
+}
+
+// An opaque identifier used as a filter.
+export function idParam(description: string): ParamDef {
+  return {
+    schema: z.string().min(1).max(ID_MAX).optional(),
+    description,
+    expected: `identifiant non vide de ${ID_MAX} caractères au plus attendu`,
+  };
+}
+
+// A boolean carried as true/false.
+export function boolParam(description: string): ParamDef {
+  return {
+    schema: z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional(),
+    description,
+    expected: "true ou false attendu",
+    boolean: true,
+    example: "true",
+  };
+}
+
+// A comma-separated list of known values; repeated parameters are merged.
+export function enumListParam(values: readonly [string, ...string[]], description: string): ParamDef {
+  return {
+    schema: z.array(z.enum(values)).min(1).max(values.length * 4).optional(),
+    description: `${description} Comma-separated; repeated parameters are merged. Allowed: ${values.join(", ")}.`,
+    expected: `liste de valeurs séparées par des virgules parmi ${values.join(", ")} attendue`,
+    array: true,
+    example: values.slice(0, 2).join(","),
+  };
+}
+
+// A free string filter.
+export function textParam(description: string, max = 200): ParamDef {
+  return {
+    schema: z.string().min(1).max(max).optional(),
+    description,
+    expected: `texte non vide de ${max} caractères au plus attendu`,
+  };
+}
+
+// Parses and validates URL query parameters against a QueryDef, or throws a 400 naming the parameter.
+export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): T {
+  const raw: Record<string, string | string[]> = {};
+  for (const [name, value] of searchParams) {
+    const param = def.params[name];
+    if (!param) {
+      throw new PublicApiError(
+        "PUBLIC_API_INVALID_QUERY",
+        `Paramètre « ${truncate(name)} » inconnu. Paramètres acceptés : ${Object.keys(def.params).join(", ")}.`,
+      );
+    }
+    if (param.array) {
+      const list = (raw[name] as string[] | undefined) ?? [];
+      for (const v of value.split(",")) {
+        const item = v.trim();
+        if (item) list.push(item);
+      }
+      raw[name] = list;
+    } else if (name in raw) {
+      throw new PublicApiError("PUBLIC_API_INVALID_QUERY", `Paramètre « ${name} » fourni plusieurs fois.`);
+    } else {
+      raw[name] = value;
+    }
+  }
+  const parsed = def.schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name = String(issue.path[0] ?? "");
+  const param = def.params[name];
+  const detail = issue.code === "custom" ? issue.message : (param?.expected ?? issue.message);
+  const got = raw[name];
+  const shown = Array.isArray(got) ? got.join(",") : got;
+  throw new PublicApiError(
+    "PUBLIC_API_INVALID_QUERY",
+    `Paramètre « ${name} » invalide : ${detail}${shown !== undefined ? ` (reçu « ${truncate(shown)} »)` : ""}.`,
+  );
+}
+
+function truncate(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,223 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "@/db/client";
+import type { Config } from "@/lib/config";
+import { isWellFormedApiKey } from "@/lib/api-keys";
+import type { Scope } from "@/lib/catalog/enums";
+import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
+import { ERRORS, PublicApiError, errorBody, isUnavailableError } from "./errors";
+import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
+import { lookupKey, type KeyRecord } from "./key-lookup";
+import { parseQuery, type QueryDef } from "./params";
+import { getRuntime, type Runtime } from "./runtime";
+
+// What a handler receives: the key's organization (the only one it may read), the parsed query and the runtime parts.
+export interface ApiContext<Q> {
+  request: Request;
+  requestId: string;
+  org: { id: string; slug: string };
+  key: KeyRecord;
+  query: Q;
+  config: Config;
+  db: Database;
+}
+
+// A list handler: reads and returns the response body; everything else is the wrapper's.
+export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
+
+const READ_METHODS = "GET, HEAD, OPTIONS";
+const UNAVAILABLE_RETRY_AFTER = 5;
+
+// Wraps a handler in the public API pipeline: request id → key → 401 → scope → 403 → rate limit → 429 → query → 400 → handler.
+export function withPublicApi<Q>(
+  handler: ApiHandler<Q>,
+  opts: { scope: Scope; query: QueryDef<Q> },
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const requestId = randomUUID();
+    const headers = baseHeaders(requestId);
+    const head = request.method === "HEAD";
+    const rt = getRuntime();
+    const now = Date.now();
+    try {
+      const key = await authenticate(request, rt, headers, now);
+      rt.lastUsed.touch(key.id, now);
+      if (!key.scopes.has(opts.scope)) {
+        throw new PublicApiError(
+          "PUBLIC_API_INSUFFICIENT_SCOPE",
+          `La clé API n'a pas le scope « ${opts.scope} » requis pour cette ressource.`,
+        );
+      }
+      if (rt.config.RATE_LIMIT_ENABLED) {
+        const r = await limit(rt.limiters.perKey, key.id);
+        setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
+        if (!r.success) throw rateLimited(r, now);
+      }
+      const query = parseQuery(new URL(request.url).searchParams, opts.query);
+      const db = await rt.db();
+      const body = await handler({
+        request,
+        requestId,
+        org: { id: key.orgId, slug: key.orgSlug },
+        key,
+        query,
+        config: rt.config,
+        db,
+      });
+      return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
+    } catch (err) {
+      return errorResponse(err, requestId, headers, head);
+    }
+  };
+}
+
+// Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.
+async function authenticate(request: Request, rt: Runtime, headers: Headers, now: number): Promise<KeyRecord> {
+  const auth = request.headers.get("authorization");
+  if (auth === null || auth.trim() === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
+  const m = /^Bearer(?:\s+(.*))?$/i.exec(auth.trim());
+  if (!m) throw new PublicApiError("PUBLIC_API_KEY_INVALID");
+  const token = (m[1] ?? "").trim();
+  if (token === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
+  if (!isWellFormedApiKey(token)) throw new PublicApiError("PUBLIC_API_KEY_INVALID");
+
+  let lookedUp = false;
+  const record = await lookupKey(await rt.db(), rt.keyCache, token, now, () => {
+    // A database lookup is about to happen: refuse it to an address that keeps failing.
+    const blocked = authBlocked(request, rt, now);
+    if (blocked) throw blocked;
+    lookedUp = true;
+  });
+  let failure: PublicApiError | undefined;
+  if (!record) failure = new PublicApiError("PUBLIC_API_KEY_INVALID");
+  else if (record.revokedAt !== null && record.revokedAt <= now) failure = new PublicApiError("PUBLIC_API_KEY_REVOKED");
+  else if (record.expiresAt !== null && record.expiresAt <= now) failure = new PublicApiError("PUBLIC_API_KEY_EXPIRED");
+  if (!failure) return record!;
+  if (lookedUp && rt.config.RATE_LIMIT_ENABLED) await countAuthFailure(request, rt, headers, now);
+  throw failure;
+}
+
+const BLOCKED = Symbol.for("public-catalog-api.auth-blocked");
+type BlockMap = Map<string, number>;
+
+function blockedMap(rt: Runtime): BlockMap {
+  const holder = rt as Runtime & { [BLOCKED]?: BlockMap };
+  holder[BLOCKED] ??= new Map();
+  return holder[BLOCKED];
+}
+
+function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
+  if (!rt.config.RATE_LIMIT_ENABLED) return undefined;
+  const map = blockedMap(rt);
+  const ip = clientAddress(request, rt.config.TRUST_PROXY);
+  const until = map.get(ip);
+  if (until === undefined) return undefined;
+  if (until <= now) {
+    map.delete(ip);
+    return undefined;
+  }
+  const retryAfter = retryAfterSeconds(until, now);
+  return new PublicApiError("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, {
+    retryAfter,
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}
+
+async function countAuthFailure(request: Request, rt: Runtime, headers: Headers, now: number): Promise<void> {
+  const ip = clientAddress(request, rt.config.TRUST_PROXY);
+  const r = await limit(rt.limiters.authFailure, `ip:${ip}`);
+  setRateLimitHeaders(headers, "auth-failures", rt.config.AUTH_FAILURE_WINDOW_SECONDS, r, now);
+  if (!r.success) {
+    const map = blockedMap(rt);
+    if (map.size > 10_000) map.clear();
+    map.set(ip, r.reset);
+    throw rateLimited(r, now);
+  }
+}
+
+// The client's address: the last X-Forwarded-For hop (set by the server in front), or the first one behind a trusted proxy.
+export function clientAddress(request: Request, trustProxy: boolean): string {
+  const xff = request.headers.get("x-forwarded-for");
+  if (xff) {
+    const hops = xff
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const hop = trustProxy ? hops[0] : hops[hops.length - 1];
+    if (hop) return hop;
+  }
+  return request.headers.get("x-real-ip") ?? "unknown";
+}
+
+async function limit(
+  limiter: { limit(id: string): Promise<RateLimitResult> },
+  id: string,
+): Promise<RateLimitResult> {
+  try {
+    return await limiter.limit(id);
+  } catch (err) {
+    if (err instanceof RateLimiterUnavailableError) {
+      throw new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
+        headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
+      });
+    }
+    throw err;
+  }
+}
+
+function rateLimited(r: RateLimitResult, now: number): PublicApiError {
+  const retryAfter = retryAfterSeconds(r.reset, now);
+  return new PublicApiError("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, {
+    retryAfter,
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}
+
+// Turns anything thrown into an error response of the contract's shape; internal detail is logged, never sent.
+export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
+  let e: PublicApiError;
+  if (err instanceof PublicApiError) e = err;
+  else if (isUnavailableError(err)) {
+    console.error(`[public-api] ${requestId} back end unavailable:`, (err as Error).message);
+    e = new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
+      headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
+    });
+  } else {
+    console.error(`[public-api] ${requestId} internal error:`, err);
+    e = new PublicApiError("PUBLIC_API_INTERNAL_ERROR");
+  }
+  for (const [k, v] of Object.entries(e.extra.headers ?? {})) headers.set(k, v);
+  if (e.status === 401) headers.set("WWW-Authenticate", 'Bearer realm="public-api"');
+  if (e.status === 405) headers.set("Allow", "GET, HEAD");
+  return new Response(head ? null : JSON.stringify(errorBody(e, requestId)), { status: e.status, headers });
+}
+
+// A response for a path or method outside the API, without authentication (404 and 405 need no key).
+export function plainError(code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED", request: Request): Response {
+  const requestId = randomUUID();
+  const message =
+    code === "PUBLIC_API_METHOD_NOT_ALLOWED"
+      ? `Méthode ${request.method} non autorisée sur cette ressource. Méthodes autorisées : GET, HEAD.`
+      : ERRORS[code].message;
+  return errorResponse(new PublicApiError(code, message), requestId, baseHeaders(requestId), request.method === "HEAD");
+}
+
+// The handlers of a read-only list route: GET and HEAD through the pipeline, OPTIONS preflight, 405 for the rest.
+export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; query: QueryDef<Q> }) {
+  const read = withPublicApi(handler, opts);
+  const notAllowed = async (request: Request) => plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request);
+  return {
+    GET: read,
+    HEAD: read,
+    OPTIONS: async () => preflightResponse(READ_METHODS),
+    POST: notAllowed,
+    PUT: notAllowed,
+    PATCH: notAllowed,
+    DELETE: notAllowed,
+  };
+}
+
+// The handlers of a path that does not exist under /public/v1: 404 in the error shape for every method.
+export function notFoundRoute() {
+  const nf = async (request: Request) => plainError("PUBLIC_API_NOT_FOUND", request);
+  return { GET: nf, HEAD: nf, POST: nf, PUT: nf, PATCH: nf, DELETE: nf, OPTIONS: nf };
+}
