@@ -30,6 +30,8 @@ export function defineQuery<P extends Record<string, ParamDef>>(
 }
 
 const ID_MAX = 128;
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
 // page: integer ≥ 1, default 1.
 export const pageParam: ParamDef = {
@@ -53,6 +55,7 @@ export function qParam(fields: string[]): ParamDef {
     schema: z
       .string()
       .max(200)
+      // eslint-disable-next-line no-control-regex
       .transform((v) => v.replace(/[\u0000-\u001f\u007f]/g, " ").trim())
       .optional(),
     description: `Free-text search, case- and accent-insensitive substring ("creme" finds "Crème"), in: ${fields.join(", ")}. At most 200 characters.`,
@@ -112,7 +115,7 @@ export function sortParam<F extends string>(fields: readonly F[]): ParamDef {
 // An opaque identifier used as a filter.
 export function idParam(description: string): ParamDef {
   return {
-    schema: z.string().min(1).max(ID_MAX).optional(),
+    schema: z.string().min(1).max(ID_MAX).regex(NO_CONTROL).optional(),
     description,
     expected: `identifiant non vide de ${ID_MAX} caractères au plus attendu`,
   };
@@ -146,7 +149,7 @@ export function enumListParam(values: readonly [string, ...string[]], descriptio
 // A free string filter.
 export function textParam(description: string, max = 200): ParamDef {
   return {
-    schema: z.string().min(1).max(max).optional(),
+    schema: z.string().min(1).max(max).regex(NO_CONTROL).optional(),
     description,
     expected: `texte non vide de ${max} caractères au plus attendu`,
   };

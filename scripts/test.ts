@@ -1,0 +1,116 @@
+// `npm test`: every check and suite, with a real Postgres and Redis (started here on loopback when not given).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const started = Date.now();
+  console.log(`\n▶ ${name}: ${[path.basename(cmd), ...args].join(" ")}`);
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
+    child.on("exit", (code, signal) => {
+      const status = code ?? (signal ? 1 : 0);
+      console.log(`◀ ${name}: ${status === 0 ? "ok" : `failed (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      resolve(status);
+    });
+  });
+}
+
+interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+function vitestCounts(file: string): Counts | undefined {
+  if (!existsSync(file)) return undefined;
+  const r = JSON.parse(readFileSync(file, "utf8"));
+  return { passed: r.numPassedTests ?? 0, failed: r.numFailedTests ?? 0, skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) };
+}
+
+function playwrightCounts(file: string): Counts | undefined {
+  if (!existsSync(file)) return undefined;
+  const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
+  return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0), skipped: s.skipped ?? 0 };
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const only = new Set(args.filter((a) => !a.startsWith("-")));
+  const want = (step: string) => only.size === 0 || only.has(step);
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test" };
+  const work = mkdtempSync(path.join(os.tmpdir(), "pca-test-"));
+  let servicesDir: string | undefined;
+  let pgPort = 0;
+  let redisPort = 0;
+
+  if (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL) {
+    servicesDir = path.join(work, "services");
+    pgPort = await freePort();
+    redisPort = await freePort();
+    console.log(`Starting Postgres (:${pgPort}) and Redis (:${redisPort}) for the suites…`);
+    const out = spawnSync("bash", [path.join(root, "scripts/services.sh"), "start", servicesDir, String(pgPort), String(redisPort)], {
+      encoding: "utf8",
+    });
+    if (out.status !== 0) {
+      console.error(out.stderr || out.stdout);
+      console.error("Could not start Postgres/Redis: install them (apt-get install postgresql redis-server) or set TEST_DATABASE_URL and TEST_REDIS_URL.");
+      process.exit(1);
+    }
+    for (const line of out.stdout.split("\n")) {
+      const m = /^export (\w+)=(.*)$/.exec(line.trim());
+      if (m) env[m[1]!] ??= m[2];
+    }
+  }
+  console.log(`TEST_DATABASE_URL=${env.TEST_DATABASE_URL}\nTEST_REDIS_URL=${env.TEST_REDIS_URL}`);
+
+  const results: [string, number][] = [];
+  const step = async (name: string, cmd: string, a: string[]) => {
+    if (want(name)) results.push([name, await run(name, cmd, a, env)]);
+  };
+  const vitestJson = path.join(work, "vitest.json");
+  const playwrightJson = path.join(work, "playwright.json");
+  try {
+    await step("format", bin("prettier"), ["--check", "--log-level", "warn", "."]);
+    await step("lint", bin("eslint"), [".", "--max-warnings", "0"]);
+    await step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
+    await step("unit", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);
+    if (existsSync(path.join(root, "playwright.config.ts"))) {
+      env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightJson;
+      await step("e2e", bin("playwright"), ["test", "--reporter=list,json"]);
+    }
+  } finally {
+    if (servicesDir) spawnSync("bash", [path.join(root, "scripts/services.sh"), "stop", servicesDir, String(pgPort), String(redisPort)]);
+  }
+
+  const counts = [vitestCounts(vitestJson), playwrightCounts(playwrightJson)].filter(Boolean) as Counts[];
+  const total = counts.reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }), {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+  });
+  rmSync(work, { recursive: true, force: true });
+  console.log("\nSummary:");
+  for (const [name, code] of results) console.log(`  ${code === 0 ? "✔" : "✘"} ${name}`);
+  const failedSteps = results.filter(([, c]) => c !== 0).length;
+  console.log(`tests: ${total.passed} passed, ${total.failed + (failedSteps && !total.failed ? failedSteps : 0)} failed, ${total.skipped} skipped`);
+  process.exit(failedSteps ? 1 : 0);
+}
+
+void main();
