@@ -25,7 +25,15 @@ function parameter(name: string, p: ParamDef): Json {
     out.style = "form";
     out.explode = false;
   }
-  if (p.example !== undefined) out.example = p.boolean ? p.example === "true" : p.array ? p.example.split(",") : p.example;
+  if (p.example !== undefined) {
+    out.example = p.boolean
+      ? p.example === "true"
+      : p.array
+        ? p.example.split(",")
+        : schema.type === "integer"
+          ? Number(p.example)
+          : p.example;
+  }
   return out;
 }
 

@@ -28,8 +28,7 @@ export const paginationSchema = z
     totalPages: z.number().int().min(0).meta({ example: 150 }),
     hasAny: z.boolean().meta({ description: "True when total > 0.", example: true }),
   })
-  .strict()
-  .meta({ id: "Pagination" });
+  .strict();
 
 // Product list item.
 export const productSchema = z
@@ -46,8 +45,7 @@ export const productSchema = z
     category: z.object({ id, label: z.string().meta({ example: "Salle à manger" }) }).strict(),
     updatedAt: timestamp,
   })
-  .strict()
-  .meta({ id: "Product" });
+  .strict();
 
 // Family list item.
 export const familySchema = z
@@ -58,8 +56,7 @@ export const familySchema = z
     label: z.string().meta({ example: "Chaises" }),
     updatedAt: timestamp,
   })
-  .strict()
-  .meta({ id: "Family" });
+  .strict();
 
 // Attribute list item.
 export const attributeSchema = z
@@ -73,8 +70,7 @@ export const attributeSchema = z
     isScopable: z.boolean().meta({ description: "True when the value can differ per channel.", example: true }),
     updatedAt: timestamp,
   })
-  .strict()
-  .meta({ id: "Attribute" });
+  .strict();
 
 // Category list item.
 export const categorySchema = z
@@ -86,8 +82,7 @@ export const categorySchema = z
     isMaster: z.boolean().meta({ description: "Master category flag.", example: true }),
     updatedAt: timestamp,
   })
-  .strict()
-  .meta({ id: "Category" });
+  .strict();
 
 // Media list item.
 export const mediaSchema = z
@@ -103,8 +98,7 @@ export const mediaSchema = z
       .meta({ description: "Absolute URL of a thumbnail.", example: "https://api.example.com/media/acme/thumbs/x.png" }),
     updatedAt: timestamp,
   })
-  .strict()
-  .meta({ id: "Media" });
+  .strict();
 
 export const PRODUCT_SORTS = ["identifier", "label", "status", "updatedAt"] as const;
 export const FAMILY_SORTS = ["code", "slug", "label", "updatedAt"] as const;

@@ -1,0 +1,58 @@
+// The OpenAPI document: served publicly, generated from the validating schemas, and valid for @redocly/cli.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { GET } from "@/app/public/v1/openapi.json/route";
+import { ENDPOINTS } from "@/lib/public-api/endpoints";
+
+describe("GET /public/v1/openapi.json", () => {
+  it("is public JSON describing the five endpoints, their scopes and every parameter", async () => {
+    const res = await GET();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const doc = await res.json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual(Object.values(ENDPOINTS).map((e) => e.path).sort());
+    for (const e of Object.values(ENDPOINTS)) {
+      const op = doc.paths[e.path].get;
+      expect(op["x-required-scope"]).toBe(e.scope);
+      expect(op.security).toEqual([{ bearerAuth: [e.scope] }]);
+      expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(Object.keys(e.query.params).sort());
+      expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"]);
+      const perPage = op.parameters.find((p: { name: string }) => p.name === "perPage");
+      expect(perPage.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+      const sort = op.parameters.find((p: { name: string }) => p.name === "sort");
+      expect(sort.schema.default).toBe("updatedAt.desc");
+      expect(op.responses["429"].content["application/json"].examples.rateLimited.value).toMatchObject({
+        statusCode: 429,
+        error: "Too Many Requests",
+        code: "PUBLIC_API_RATE_LIMIT_EXCEEDED",
+        message: "Limite de requêtes dépassée.",
+      });
+    }
+    const typeParam = doc.paths["/public/v1/attributes"].get.parameters.find((p: { name: string }) => p.name === "type");
+    expect(typeParam).toMatchObject({ style: "form", explode: false, schema: { type: "array" } });
+    expect(typeParam.schema.items.enum).toContain("TEXT");
+  });
+
+  it("passes @redocly/cli lint with no error", async () => {
+    const doc = await (await GET()).json();
+    doc.servers = [{ url: "https://api.catalog.test" }];
+    const dir = mkdtempSync(path.join(os.tmpdir(), "openapi-"));
+    const file = path.join(dir, "openapi.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const bin = path.resolve("node_modules/.bin/redocly");
+    let output = "";
+    let failed = false;
+    try {
+      output = execFileSync(bin, ["lint", file, "--format=stylish"], { encoding: "utf8", stdio: "pipe" });
+    } catch (err) {
+      failed = true;
+      output = `${(err as { stdout?: string }).stdout ?? ""}${(err as { stderr?: string }).stderr ?? ""}`;
+    }
+    expect(output).not.toMatch(/\berror\b.*\b(no-|spec|struct)/);
+    expect(failed, output).toBe(false);
+  }, 60_000);
+});

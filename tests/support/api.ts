@@ -1,0 +1,146 @@
+import { openPg, openPglite, type Database } from "@/db/client";
+import { migrate } from "@/db/migrate";
+import { seedDemo } from "@/db/seed";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys";
+import { loadConfig, type Config } from "@/lib/config";
+import { READ_SCOPES } from "@/lib/catalog/enums";
+import { newId } from "@/lib/ids";
+import { createRuntime, setRuntime, type Runtime } from "@/lib/public-api/runtime";
+import * as attributes from "@/app/public/v1/attributes/route";
+import * as categories from "@/app/public/v1/categories/route";
+import * as families from "@/app/public/v1/families/route";
+import * as media from "@/app/public/v1/media/route";
+import * as products from "@/app/public/v1/products/route";
+import * as notFound from "@/app/public/v1/[...path]/route";
+import { createTestDatabase } from "./servers";
+
+// The five list resources.
+export const RESOURCES = ["products", "families", "attributes", "categories", "media"] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+const ROUTES = { products, families, attributes, categories, media } as const;
+
+// Keys of one demo organization, for every case the security suite needs.
+export interface OrgKeys {
+  orgId: string;
+  slug: string;
+  full: string;
+  expired: string;
+  revoked: string;
+  /** A key with every read scope but the named one. */
+  without: Record<Resource, string>;
+}
+
+// A seeded database, the pipeline runtime installed on it, and keys of both demo organizations.
+export interface ApiFixture {
+  db: Database;
+  config: Config;
+  runtime: Runtime;
+  acme: OrgKeys;
+  globex: OrgKeys;
+  close(): Promise<void>;
+}
+
+async function insertKey(
+  db: Database,
+  orgId: string,
+  scopes: readonly string[],
+  opts: { expired?: boolean; revoked?: boolean } = {},
+): Promise<string> {
+  const key = generateApiKey();
+  await db.query(
+    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes, expires_at, revoked_at)
+     values ($1, $2, 'test', $3, $4, $5, $6, $7)`,
+    [
+      newId("key"),
+      orgId,
+      displayPrefix(key),
+      hashApiKey(key),
+      scopes,
+      opts.expired ? new Date(Date.now() - 60_000) : null,
+      opts.revoked ? new Date(Date.now() - 1_000) : null,
+    ],
+  );
+  return key;
+}
+
+async function orgKeys(db: Database, slug: string): Promise<OrgKeys> {
+  const [org] = await db.query<{ id: string }>("select id from organizations where slug = $1", [slug]);
+  if (!org) throw new Error(`demo organization ${slug} missing`);
+  const without = {} as Record<Resource, string>;
+  for (const r of RESOURCES) without[r] = await insertKey(db, org.id, READ_SCOPES.filter((s) => s !== `${r}:read`));
+  return {
+    orgId: org.id,
+    slug,
+    full: await insertKey(db, org.id, READ_SCOPES),
+    expired: await insertKey(db, org.id, READ_SCOPES, { expired: true }),
+    revoked: await insertKey(db, org.id, READ_SCOPES, { revoked: true }),
+    without,
+  };
+}
+
+// Opens a database of the given kind, migrates it, seeds the demo and installs a runtime on it.
+export async function setupApi(
+  driver: "pglite" | "pg",
+  env: Record<string, string> = {},
+): Promise<ApiFixture> {
+  let db: Database;
+  let drop = async () => undefined as void;
+  if (driver === "pg") {
+    const t = await createTestDatabase("api");
+    db = await openPg(t.url, 4);
+    drop = t.drop;
+  } else {
+    db = await openPglite("memory://");
+  }
+  await migrate(db);
+  await seedDemo(db);
+  const config = loadConfig({
+    PUBLIC_BASE_URL: "http://api.test",
+    RATE_LIMIT_REQUESTS: "100000",
+    AUTH_FAILURE_LIMIT: "100000",
+    ...env,
+  });
+  const runtime = createRuntime(config, db);
+  setRuntime(runtime);
+  const acme = await orgKeys(db, "acme");
+  const globex = await orgKeys(db, "globex");
+  return {
+    db,
+    config,
+    runtime,
+    acme,
+    globex,
+    close: async () => {
+      setRuntime(undefined);
+      await db.close();
+      await drop();
+    },
+  };
+}
+
+// A parsed response.
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+// Calls a route handler in-process with a Web Request, as Next.js would.
+export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+  path: string,
+  opts: { key?: string | null; method?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const url = new URL(path, "http://api.test");
+  const method = opts.method ?? "GET";
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  const request = new Request(url, { method, headers });
+  const m = /^\/public\/v1\/([a-z]+)$/.exec(url.pathname);
+  const route = m && m[1]! in ROUTES ? ROUTES[m[1] as Resource] : notFound;
+  const handler = (route as Record<string, (r: Request) => Promise<Response>>)[method];
+  if (!handler) throw new Error(`no ${method} handler for ${url.pathname}`);
+  const res = await handler(request);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
