@@ -20,7 +20,8 @@ export interface Database extends Executor {
   close(): Promise<void>;
 }
 
-type DbConfig = Pick<Config, "dbDriver" | "DATABASE_URL" | "POSTGRES_URL" | "DATA_DIR" | "DB_POOL_SIZE">;
+type DbConfig = Pick<Config, "dbDriver" | "DATABASE_URL" | "POSTGRES_URL" | "DATA_DIR" | "DB_POOL_SIZE"> &
+  Partial<Pick<Config, "VERCEL_POSTGRES_WS_PROXY" | "VERCEL_POSTGRES_HTTP_ENDPOINT">>;
 
 // Opens the database that the configuration selects: PGlite under DATA_DIR, a pg Pool, or @vercel/postgres.
 export async function openDatabase(config: DbConfig): Promise<Database> {
@@ -28,7 +29,10 @@ export async function openDatabase(config: DbConfig): Promise<Database> {
     case "pg":
       return openPg(config.DATABASE_URL!, config.DB_POOL_SIZE);
     case "vercel":
-      return openVercel(config.POSTGRES_URL!, config.DB_POOL_SIZE);
+      return openVercel(config.POSTGRES_URL!, config.DB_POOL_SIZE, {
+        wsProxy: config.VERCEL_POSTGRES_WS_PROXY,
+        httpEndpoint: config.VERCEL_POSTGRES_HTTP_ENDPOINT,
+      });
     default:
       return openPglite(path.resolve(config.DATA_DIR, "pglite"));
   }
@@ -111,9 +115,35 @@ export async function openPg(connectionString: string, max = 10): Promise<Databa
   return poolDatabase("pg", pool as unknown as PoolLike);
 }
 
-// Vercel/Neon Postgres with @vercel/postgres (WebSocket; never TCP).
-export async function openVercel(connectionString: string, max = 10): Promise<Database> {
-  const { createPool } = await import("@vercel/postgres");
+// Local stand-ins for Neon's endpoints (tests): a plain ws:// relay ("host:port/path") and a plain http:// /sql endpoint.
+export interface VercelLocalEndpoints {
+  wsProxy?: string;
+  httpEndpoint?: string;
+}
+
+// Vercel/Neon Postgres with @vercel/postgres (WebSocket for pool.query, HTTP for pool.sql; never TCP).
+// Without `local`, Neon's production defaults (wss://, https://) are left alone.
+export async function openVercel(
+  connectionString: string,
+  max = 10,
+  local?: VercelLocalEndpoints,
+): Promise<Database> {
+  const [{ createPool }, { neonConfig }] = await Promise.all([
+    import("@vercel/postgres"),
+    import("@neondatabase/serverless"),
+  ]);
+  if (local?.wsProxy) {
+    // Plain WebSocket to a relay that pipes to a Postgres server: no TLS, and no pipelined password
+    // (a server with trust or SCRAM authentication rejects a password sent before it asks for one).
+    neonConfig.wsProxy = local.wsProxy.replace(/^wss?:\/\//, "");
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineTLS = false;
+    neonConfig.pipelineConnect = false;
+  }
+  if (local?.httpEndpoint) {
+    const base = new URL(local.httpEndpoint);
+    neonConfig.fetchEndpoint = base.pathname === "/" ? `${base.origin}/sql` : base.toString();
+  }
   const pool = createPool({ connectionString, max });
   pool.on("error", (err: Error) => console.error("[db] idle client error:", err.message));
   return poolDatabase("vercel", pool as unknown as PoolLike);
