@@ -1,0 +1,189 @@
+import { readFileSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Queryable } from "@/db/client";
+import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
+import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/catalog/enums";
+import { newId } from "@/lib/ids";
+
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const KEY_COLUMNS = `id, name, prefix, scopes,
+  ${iso("created_at")} as "createdAt",
+  ${iso("expires_at")} as "expiresAt",
+  ${iso("last_used_at")} as "lastUsedAt",
+  ${iso("revoked_at")} as "revokedAt",
+  case when revoked_at is not null then 'revoked'
+       when expires_at is not null and expires_at <= now() then 'expired'
+       else 'active' end as status`;
+
+// The status of a stored key, as listed in the console and by the CLI.
+export type ApiKeyStatus = "active" | "expired" | "revoked";
+
+// A stored key as listed (never the secret): timestamps are ISO strings with milliseconds.
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  status: ApiKeyStatus;
+}
+
+// A key just created: the only time its secret `key` is available.
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+// An organization row as the key tools need it.
+export interface Organization {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+// A scope list that cannot be granted (unknown scope, write scope while writes are off, empty list).
+export class InvalidScopeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidScopeError";
+  }
+}
+
+// Checks and normalises a requested scope list (deduplicated, in the portal's order); throws InvalidScopeError.
+export function validateScopes(scopes: readonly string[], allowWrite = false): Scope[] {
+  const known: readonly string[] = [...READ_SCOPES, WRITE_SCOPE];
+  const wanted = new Set(scopes.map((s) => s.trim()).filter(Boolean));
+  if (wanted.size === 0) throw new InvalidScopeError("At least one scope is required");
+  for (const s of wanted) {
+    if (!known.includes(s)) {
+      throw new InvalidScopeError(`Unknown scope "${s}" (allowed: ${[...READ_SCOPES].join(", ")})`);
+    }
+    if (s === WRITE_SCOPE && !allowWrite) {
+      throw new InvalidScopeError(
+        `Scope "${WRITE_SCOPE}" exists only when the write preview is on (PUBLIC_API_WRITE_PREVIEW=true)`,
+      );
+    }
+  }
+  return (known as readonly Scope[]).filter((s) => wanted.has(s));
+}
+
+// Creates an API key for an organization and returns it with its secret (shown once; only its SHA-256 is stored).
+export async function createApiKey(
+  db: Queryable,
+  opts: {
+    orgId: string;
+    name: string;
+    scopes?: readonly string[];
+    expiresAt?: Date | null;
+    createdBy?: string | null;
+    allowWrite?: boolean;
+  },
+): Promise<CreatedApiKey> {
+  const name = opts.name.trim();
+  if (!name) throw new Error("A key needs a name");
+  if (name.length > 100) throw new Error("A key name has at most 100 characters");
+  const scopes = validateScopes(opts.scopes ?? READ_SCOPES, opts.allowWrite ?? false);
+  if (opts.expiresAt && Number.isNaN(opts.expiresAt.getTime())) throw new Error("Invalid expiry date");
+  const key = generateApiKey();
+  const id = newId("key");
+  const [row] = await db.query<Omit<CreatedApiKey, "key">>(
+    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes, created_by, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     returning id, name, prefix, scopes, ${iso("created_at")} as "createdAt", ${iso("expires_at")} as "expiresAt"`,
+    [
+      id,
+      opts.orgId,
+      name,
+      displayPrefix(key),
+      hashApiKey(key),
+      scopes,
+      opts.createdBy ?? null,
+      opts.expiresAt ? opts.expiresAt.toISOString() : null,
+    ],
+  );
+  return { ...row!, key };
+}
+
+// Lists an organization's keys, newest first (no secrets: they are not stored).
+export async function listApiKeys(db: Queryable, orgId: string): Promise<ApiKeySummary[]> {
+  return db.query<ApiKeySummary>(
+    `select ${KEY_COLUMNS} from api_keys where org_id = $1 order by created_at desc, id desc`,
+    [orgId],
+  );
+}
+
+// Revokes a key given its full secret (looked up by hash) or its id, optionally only within one organization;
+// returns the key (already revoked keys keep their first revocation time) or null when there is no such key.
+export async function revokeApiKey(
+  db: Queryable,
+  keyOrId: string,
+  orgId?: string,
+): Promise<(ApiKeySummary & { orgId: string }) | null> {
+  const value = keyOrId.trim();
+  const byKey = value.startsWith(KEY_PREFIX);
+  if (byKey && !isWellFormedApiKey(value)) return null;
+  const params: unknown[] = [byKey ? hashApiKey(value) : value];
+  if (orgId !== undefined) params.push(orgId);
+  const rows = await db.query<ApiKeySummary & { orgId: string }>(
+    `update api_keys set revoked_at = coalesce(revoked_at, now())
+      where ${byKey ? "key_hash" : "id"} = $1 ${orgId !== undefined ? "and org_id = $2" : ""}
+      returning ${KEY_COLUMNS}, org_id as "orgId"`,
+    params,
+  );
+  return rows[0] ?? null;
+}
+
+// The organization with this slug, or null.
+export async function findOrganizationBySlug(db: Queryable, slug: string): Promise<Organization | null> {
+  const rows = await db.query<Organization>("select id, slug, name from organizations where slug = $1", [
+    slug,
+  ]);
+  return rows[0] ?? null;
+}
+
+// The demo keys that the first embedded start created, as written to `${DATA_DIR}/demo-keys.json`.
+export interface DemoKeysFile {
+  createdAt: string;
+  keys: {
+    org: string;
+    orgId: string;
+    keyId: string;
+    name: string;
+    prefix: string;
+    scopes: Scope[];
+    key: string;
+  }[];
+}
+
+// Where the demo keys of a data folder are written.
+export function demoKeysPath(dataDir: string): string {
+  return path.resolve(dataDir, "demo-keys.json");
+}
+
+// Writes the demo keys file, readable by its owner only (mode 0600).
+export function writeDemoKeys(dataDir: string, file: DemoKeysFile): string {
+  const target = demoKeysPath(dataDir);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(target, 0o600); // the mode above applies only when the file is new
+  return target;
+}
+
+// Reads the demo keys file of a data folder, or null when there is none (or it is unreadable).
+export function readDemoKeys(dataDir: string): DemoKeysFile | null {
+  try {
+    const parsed = JSON.parse(readFileSync(demoKeysPath(dataDir), "utf8")) as DemoKeysFile;
+    return Array.isArray(parsed?.keys) ? parsed : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,120 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import type { Queryable } from "@/db/client";
+import { newId } from "@/lib/ids";
+
+const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 64, saltBytes: 16 } as const;
+
+function scryptAsync(
+  password: string,
+  salt: Buffer,
+  keyLength: number,
+  options: ScryptOptions,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(
+      password.normalize("NFKC"),
+      salt,
+      keyLength,
+      { ...options, maxmem: 64 * 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
+    ),
+  );
+}
+
+// A portal account (never its password hash).
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  isStaff: boolean;
+  createdAt: string;
+}
+
+// A member's role in an organization.
+export type MembershipRole = "owner" | "admin" | "member";
+
+// Hashes a password with scrypt and a random salt: "scrypt$N$r$p$<salt b64>$<hash b64>".
+export async function hashPassword(password: string): Promise<string> {
+  if (password.length < 8) throw new Error("A password has at least 8 characters");
+  const salt = randomBytes(SCRYPT.saltBytes);
+  const { N, r, p, keyLength } = SCRYPT;
+  const hash = await scryptAsync(password, salt, keyLength, { N, r, p });
+  return `scrypt$${N}$${r}$${p}$${salt.toString("base64")}$${hash.toString("base64")}`;
+}
+
+// True when the password matches a hash made by hashPassword (constant-time comparison; false on any malformed hash).
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const parts = (stored ?? "").split("$");
+  if (parts.length !== 6 || parts[0] !== "scrypt") return false;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0) || N > 1 << 20 || r > 32 || p > 16)
+    return false;
+  const salt = Buffer.from(parts[4]!, "base64");
+  const expected = Buffer.from(parts[5]!, "base64");
+  if (salt.length === 0 || expected.length < 16) return false;
+  try {
+    const actual = await scryptAsync(password, salt, expected.length, { N, r, p });
+    return timingSafeEqual(actual, expected);
+  } catch {
+    return false;
+  }
+}
+
+const USER_COLUMNS = `id, email, name, is_staff as "isStaff",
+  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"`;
+
+// Creates a portal account with a scrypt-hashed password; the email is stored trimmed and lower-cased.
+export async function createUser(
+  db: Queryable,
+  opts: { email: string; name: string; password: string; isStaff?: boolean },
+): Promise<User> {
+  const email = opts.email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`Invalid email address: ${opts.email}`);
+  const passwordHash = await hashPassword(opts.password);
+  const [row] = await db.query<User>(
+    `insert into users (id, email, name, password_hash, is_staff) values ($1, $2, $3, $4, $5)
+     returning ${USER_COLUMNS}`,
+    [newId("usr"), email, opts.name.trim() || email, passwordHash, opts.isStaff ?? false],
+  );
+  return row!;
+}
+
+// The account with this email (case-insensitive) and its password hash, or null.
+export async function findUserByEmail(
+  db: Queryable,
+  email: string,
+): Promise<(User & { passwordHash: string | null }) | null> {
+  const rows = await db.query<User & { passwordHash: string | null }>(
+    `select ${USER_COLUMNS}, password_hash as "passwordHash" from users where email = $1`,
+    [email.trim().toLowerCase()],
+  );
+  return rows[0] ?? null;
+}
+
+// The account when email and password match, else null (a hash is computed even for unknown emails, against timing probes).
+export async function verifyUserCredentials(
+  db: Queryable,
+  email: string,
+  password: string,
+): Promise<User | null> {
+  const user = await findUserByEmail(db, email);
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok || !user.passwordHash) return null;
+  const { passwordHash: _hash, ...publicUser } = user;
+  return publicUser;
+}
+
+// A well-formed hash of no real password, so that unknown emails cost as much as known ones.
+const DUMMY_HASH = `scrypt$16384$8$1$${Buffer.alloc(16).toString("base64")}$${Buffer.alloc(64).toString("base64")}`;
+
+// Makes a user a member of an organization with a role (updates the role when already a member).
+export async function addMembership(
+  db: Queryable,
+  opts: { userId: string; orgId: string; role: MembershipRole },
+): Promise<void> {
+  await db.query(
+    `insert into memberships (user_id, org_id, role) values ($1, $2, $3)
+     on conflict (org_id, user_id) do update set role = excluded.role`,
+    [opts.userId, opts.orgId, opts.role],
+  );
+}

@@ -1,0 +1,46 @@
+import path from "node:path";
+import { openDatabase, type Database } from "../../db/client";
+import { migrate } from "../../db/migrate";
+import type { Config } from "../../lib/config";
+import { runningServerPid } from "./pid-file";
+
+// The embedded database folder is held by a running server: another process must not open it.
+export class DatabaseBusyError extends Error {
+  constructor(
+    readonly pid: number,
+    dataDir: string,
+  ) {
+    super(
+      `The embedded database in ${path.resolve(dataDir)} is in use by the running server (pid ${pid}); ` +
+        `it cannot be opened by two processes.\n` +
+        `Stop the server (Ctrl+C in its terminal, or kill ${pid}) and run this command again, ` +
+        `or set DATABASE_URL to a Postgres server that both can share.`,
+    );
+    this.name = "DatabaseBusyError";
+  }
+}
+
+// A short description of the configured database, without credentials.
+export function describeDatabase(config: Config): string {
+  if (config.dbDriver === "pglite") return `embedded PGlite in ${path.resolve(config.DATA_DIR, "pglite")}`;
+  const url = new URL((config.dbDriver === "pg" ? config.DATABASE_URL : config.POSTGRES_URL)!);
+  const where = `${url.hostname}${url.port ? `:${url.port}` : ""}${url.pathname}`;
+  return config.dbDriver === "pg"
+    ? `Postgres server ${where} (DATABASE_URL)`
+    : `Vercel Postgres ${where} (POSTGRES_URL)`;
+}
+
+// Opens the configured database and applies pending migrations; refuses an embedded database held by a running server.
+export async function openMigratedDatabase(config: Config): Promise<{ db: Database; applied: string[] }> {
+  if (config.dbDriver === "pglite") {
+    const pid = runningServerPid(config.DATA_DIR);
+    if (pid !== null) throw new DatabaseBusyError(pid, config.DATA_DIR);
+  }
+  const db = await openDatabase(config);
+  try {
+    return { db, applied: await migrate(db) };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}
