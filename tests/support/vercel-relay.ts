@@ -12,6 +12,8 @@ export interface VercelRelay {
   httpEndpoint: string;
   /** The target database's URL with host `localhost` and a password, as @vercel/postgres and neon() require. */
   connectionString: string;
+  /** The same, for another database of the same server (the relay serves every database of its target server). */
+  connectionStringFor(databaseUrl: string): string;
   /** What went through the relay, so that a test can prove the driver did not reach Postgres another way. */
   stats: { wsConnections: number; httpQueries: number };
   close(): Promise<void>;
@@ -191,14 +193,18 @@ export async function startVercelRelay(targetUrl: string): Promise<VercelRelay> 
   });
   const { port } = server.address() as AddressInfo;
 
-  const connection = new URL(targetUrl);
-  connection.hostname = "localhost";
-  if (!connection.password) connection.password = "relay";
+  const connectionStringFor = (databaseUrl: string): string => {
+    const connection = new URL(databaseUrl);
+    connection.hostname = "localhost";
+    if (!connection.password) connection.password = "relay";
+    return connection.toString();
+  };
 
   return {
     wsProxy: `127.0.0.1:${port}/v2`,
     httpEndpoint: `http://127.0.0.1:${port}`,
-    connectionString: connection.toString(),
+    connectionString: connectionStringFor(targetUrl),
+    connectionStringFor,
     stats,
     close: async () => {
       for (const ws of wss.clients) ws.terminate();
