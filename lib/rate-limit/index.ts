@@ -1,0 +1,175 @@
+import { Redis as UpstashRedis } from "@upstash/redis";
+import type { Config } from "@/lib/config";
+import { IoredisUpstashAdapter, createIoredisClient } from "./ioredis-adapter";
+import { MemorySlidingWindow } from "./memory";
+import { IncidentLog, RemoteLimiter } from "./remote";
+import type { RateLimiter } from "./types";
+
+export {
+  RateLimiterUnavailableError,
+  retryAfterSeconds,
+  type RateLimiter,
+  type RateLimitResult,
+} from "./types";
+export { MemorySlidingWindow } from "./memory";
+
+// Limits of one limiter: key prefix in Redis, requests allowed per window, window length.
+export interface RateLimiterOptions {
+  prefix: string;
+  limit: number;
+  windowSeconds: number;
+  /** In-process back end only: identifiers remembered at most (default 100,000). */
+  maxEntries?: number;
+}
+
+type ConfigPart = Pick<
+  Config,
+  | "UPSTASH_REDIS_REST_URL"
+  | "UPSTASH_REDIS_REST_TOKEN"
+  | "REDIS_URL"
+  | "RATE_LIMIT_ON_BACKEND_ERROR"
+  | "RATE_LIMIT_TIMEOUT_MS"
+>;
+
+interface Connection {
+  backend: "upstash" | "redis";
+  redis: unknown;
+  incident: IncidentLog;
+  /** Takes a reference; the returned function releases it (the last release closes the connection). */
+  acquire(): () => Promise<void>;
+}
+
+function refCounted(close: () => Promise<void>): () => () => Promise<void> {
+  let refs = 0;
+  return () => {
+    refs += 1;
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      refs -= 1;
+      if (refs === 0) await close();
+    };
+  };
+}
+
+/** The Redis connection the configuration selects, or undefined for the in-process back end. */
+function openConnection(config: ConfigPart): Connection | undefined {
+  const timeoutMs = config.RATE_LIMIT_TIMEOUT_MS;
+  if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
+    const redis = new UpstashRedis({
+      url: config.UPSTASH_REDIS_REST_URL,
+      token: config.UPSTASH_REDIS_REST_TOKEN,
+      retry: false,
+      // A fresh signal per HTTP request: an aborted fetch rejects, and the socket is not left waiting.
+      signal: () => AbortSignal.timeout(timeoutMs),
+      enableTelemetry: false,
+      readYourWrites: false,
+      responseEncoding: false,
+    });
+    const incident = new IncidentLog(`Upstash Redis at ${new URL(config.UPSTASH_REDIS_REST_URL).host}`);
+    return { backend: "upstash", redis, incident, acquire: refCounted(async () => {}) };
+  }
+  if (config.REDIS_URL) {
+    const incident = new IncidentLog(`Redis at ${new URL(config.REDIS_URL).host}`);
+    const policy = config.RATE_LIMIT_ON_BACKEND_ERROR;
+    const client = createIoredisClient(config.REDIS_URL, timeoutMs, (err) => incident.failed(err, policy));
+    const redis = new IoredisUpstashAdapter(client);
+    return {
+      backend: "redis",
+      redis,
+      incident,
+      acquire: refCounted(async () => {
+        client.disconnect();
+      }),
+    };
+  }
+  return undefined;
+}
+
+function build(config: ConfigPart, opts: RateLimiterOptions, conn: Connection | undefined): RateLimiter {
+  const windowMs = opts.windowSeconds * 1000;
+  if (!conn) return new MemorySlidingWindow(opts.limit, windowMs, opts.maxEntries);
+  return new RemoteLimiter({
+    backend: conn.backend,
+    redis: conn.redis,
+    prefix: opts.prefix,
+    limit: opts.limit,
+    windowMs,
+    timeoutMs: config.RATE_LIMIT_TIMEOUT_MS,
+    policy: config.RATE_LIMIT_ON_BACKEND_ERROR,
+    incident: conn.incident,
+    release: conn.acquire(),
+  });
+}
+
+// A limiter on the back end the configuration selects: Upstash REST (UPSTASH_REDIS_REST_URL/_TOKEN), a Redis
+// server (REDIS_URL), else in-process. Each call opens its own connection; close() releases it.
+export function createRateLimiter(config: ConfigPart, opts: RateLimiterOptions): RateLimiter {
+  return build(config, opts, openConnection(config));
+}
+
+interface Singletons {
+  signature: string;
+  limiters: { perKey: RateLimiter; authFailure: RateLimiter };
+}
+const KEY = Symbol.for("public-catalog-api.rate-limiters");
+type G = typeof globalThis & { [KEY]?: Singletons };
+
+// The process's two limiters (kept on globalThis across bundles): perKey (RATE_LIMIT_REQUESTS per
+// RATE_LIMIT_WINDOW_SECONDS, per API key) and authFailure (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS,
+// per client address), sharing one connection. A call with different rate-limit settings closes and replaces them;
+// with RATE_LIMIT_ENABLED=false they are in-process and open no connection.
+export function getRateLimiters(config: Config): { perKey: RateLimiter; authFailure: RateLimiter } {
+  const g = globalThis as G;
+  const signature = JSON.stringify([
+    config.RATE_LIMIT_ENABLED,
+    config.UPSTASH_REDIS_REST_URL,
+    config.UPSTASH_REDIS_REST_TOKEN,
+    config.REDIS_URL,
+    config.RATE_LIMIT_REQUESTS,
+    config.RATE_LIMIT_WINDOW_SECONDS,
+    config.AUTH_FAILURE_LIMIT,
+    config.AUTH_FAILURE_WINDOW_SECONDS,
+    config.RATE_LIMIT_ON_BACKEND_ERROR,
+    config.RATE_LIMIT_TIMEOUT_MS,
+  ]);
+  const current = g[KEY];
+  if (current?.signature === signature) return current.limiters;
+  if (current) void closeAll(current.limiters);
+  const conn = config.RATE_LIMIT_ENABLED ? openConnection(config) : undefined;
+  const limiters = {
+    perKey: build(
+      config,
+      {
+        prefix: "pcapi:rl:key",
+        limit: config.RATE_LIMIT_REQUESTS,
+        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+      },
+      conn,
+    ),
+    authFailure: build(
+      config,
+      {
+        prefix: "pcapi:rl:auth",
+        limit: config.AUTH_FAILURE_LIMIT,
+        windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
+      },
+      conn,
+    ),
+  };
+  g[KEY] = { signature, limiters };
+  return limiters;
+}
+
+// Closes the process's limiters and forgets them (shutdown, tests).
+export async function closeRateLimiters(): Promise<void> {
+  const g = globalThis as G;
+  const current = g[KEY];
+  delete g[KEY];
+  if (current) await closeAll(current.limiters);
+}
+
+async function closeAll(l: { perKey: RateLimiter; authFailure: RateLimiter }): Promise<void> {
+  await Promise.allSettled([l.perKey.close?.(), l.authFailure.close?.()]);
+}
