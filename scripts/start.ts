@@ -1,0 +1,163 @@
+// `npm start`: checks the configuration, builds when needed, prepares the database (demo on first embedded start),
+// then runs `next start` in the foreground.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, loadConfig, type Config } from "../lib/config";
+import { buildReason } from "./lib/build";
+import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
+import { loadEnvFiles } from "./lib/env";
+import { prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
+import { removePidFile, runningServerPid, writePidFile } from "./lib/pid-file";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const NEXT_BIN = path.join(ROOT, "node_modules", ".bin", "next");
+const t0 = performance.now();
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+function run(cmd: string, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: "inherit" });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+function printStartData(config: Config, data: StartData) {
+  const on = config.dbDriver === "pglite";
+  const stopFirst = on
+    ? " (stop this server first with Ctrl+C: the embedded database takes one process at a time)"
+    : "";
+  if (data.kind === "seeded") {
+    const width = Math.max(...data.keys.map((k) => k.org.length));
+    const lines = [
+      "",
+      `Demo catalog loaded in ${seconds(data.ms)}.`,
+      "",
+      `  API keys (all read scopes; also saved in ${data.keysFile}, mode 0600):`,
+      ...data.keys.map((k) => `    ${k.org.padEnd(width)}  ${k.key}`),
+      "",
+      "  Portal sign-in (owner of the demo organizations, staff) — the password is shown only now:",
+      `    email     ${data.user.email}`,
+      `    password  ${data.user.password}`,
+      "",
+      "  Try it:",
+      `    curl -H "Authorization: Bearer ${data.keys[0]?.key ?? "<key>"}" "${config.baseUrl}/public/v1/products?perPage=5"`,
+      "",
+    ];
+    console.log(lines.join("\n"));
+  } else if (data.kind === "existing") {
+    const org = data.orgSlugs.includes("acme") ? "acme" : data.orgSlugs[0]!;
+    console.log(
+      `Organizations: ${data.orgSlugs.slice(0, 10).join(", ")}${data.orgSlugs.length > 10 ? ", …" : ""}`,
+    );
+    console.log(`To get an API key: npm run keys -- create --org ${org}${stopFirst}.`);
+  } else if (data.reason === "server") {
+    console.log(
+      "The database has no organizations. A configured server database is never filled unasked:\n" +
+        "load the demo with `npm run db:seed`, then create a key with `npm run keys -- create --org acme`.",
+    );
+  } else {
+    console.log("The database has no organizations (DEMO_SEED=never): nothing was seeded.");
+  }
+}
+
+async function main() {
+  loadEnvFiles(ROOT);
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError)
+      fail(`${err.message}\nFix the variable(s) above (see .env.example) and start again.`);
+    throw err;
+  }
+  process.chdir(ROOT);
+
+  const holder = runningServerPid(config.DATA_DIR);
+  if (holder !== null && config.dbDriver === "pglite") {
+    fail(`A server is already running on ${path.resolve(config.DATA_DIR)} (pid ${holder}); stop it first.`);
+  }
+
+  const reason = buildReason(ROOT);
+  let buildMs = 0;
+  if (reason) {
+    console.log(`Building for production: ${reason}.`);
+    const b0 = performance.now();
+    const code = await run(NEXT_BIN, ["build"]);
+    if (code !== 0) fail(`next build failed (exit code ${code}).`);
+    buildMs = performance.now() - b0;
+    console.log(`Built in ${seconds(buildMs)}.`);
+  }
+
+  // Claim the data folder before opening the database, so that `npm run keys` refuses while we seed.
+  writePidFile(config.DATA_DIR);
+  const onEarlySignal = () => {
+    removePidFile(config.DATA_DIR);
+    process.exit(130);
+  };
+  process.once("SIGINT", onEarlySignal);
+  process.once("SIGTERM", onEarlySignal);
+
+  let data: StartData;
+  try {
+    console.log(`Database: ${describeDatabase(config)}`);
+    const { db, applied } = await openMigratedDatabase(config);
+    if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
+    try {
+      data = await prepareStartData(db, config, {
+        seed: async () => ((await import("../db/seed/index")) as { seedDemo: SeedDemo }).seedDemo,
+      });
+    } finally {
+      await db.close();
+    }
+  } catch (err) {
+    removePidFile(config.DATA_DIR);
+    if (err instanceof DatabaseBusyError) fail(err.message);
+    throw err;
+  }
+  printStartData(config, data);
+  process.off("SIGINT", onEarlySignal);
+  process.off("SIGTERM", onEarlySignal);
+
+  const child = spawn(NEXT_BIN, ["start", "-p", String(config.PORT)], { cwd: ROOT, stdio: "inherit" });
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, forward(signal));
+  child.on("error", (err) => {
+    removePidFile(config.DATA_DIR);
+    fail(`Could not run next start: ${err.message}`);
+  });
+  child.on("exit", (code, signal) => {
+    removePidFile(config.DATA_DIR);
+    process.exit(code ?? (signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 1));
+  });
+
+  // Report when the server answers, with the total start-up time.
+  const local = `http://127.0.0.1:${config.PORT}/public/v1/openapi.json`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    const ok = await fetch(local, { signal: AbortSignal.timeout(2000) }).then(
+      () => true,
+      () => false,
+    );
+    if (ok) {
+      const build = buildMs ? ` (build ${seconds(buildMs)})` : "";
+      console.log(`\nReady: ${config.baseUrl} — start-up took ${seconds(performance.now() - t0)}${build}.`);
+      console.log(
+        `API: ${config.baseUrl}/public/v1/products  ·  OpenAPI: ${config.baseUrl}/public/v1/openapi.json`,
+      );
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exit(1);
+});
