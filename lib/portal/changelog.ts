@@ -1,0 +1,110 @@
+import "server-only";
+import { Feed } from "feed";
+import { getDb, type Queryable } from "@/db/client";
+import { getConfig } from "@/lib/config";
+import { markdownToText, renderMarkdown } from "./markdown";
+
+// The change types of Keep a Changelog.
+export const CHANGE_TYPES = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"] as const;
+
+// One changelog entry as the portal renders it.
+export interface ChangelogEntry {
+  id: string;
+  slug: string;
+  title: string;
+  /** YYYY-MM-DD */
+  publishedOn: string;
+  type: (typeof CHANGE_TYPES)[number];
+  breaking: boolean;
+  endpoints: string[];
+  bodyMd: string;
+  isPlanned: boolean;
+}
+
+interface Row {
+  id: string;
+  slug: string;
+  title: string;
+  published_on: string | Date;
+  type: ChangelogEntry["type"];
+  breaking: boolean;
+  endpoints: string[] | string | null;
+  body_md: string;
+  is_planned: boolean;
+}
+
+function day(value: string | Date): string {
+  if (value instanceof Date) {
+    // A `date` column comes back as local midnight from some drivers: read the local calendar day.
+    const y = value.getFullYear();
+    const m = String(value.getMonth() + 1).padStart(2, "0");
+    const d = String(value.getDate()).padStart(2, "0");
+    return `${y}-${m}-${d}`;
+  }
+  return value.slice(0, 10);
+}
+
+function textArray(value: Row["endpoints"]): string[] {
+  if (Array.isArray(value)) return value;
+  if (!value) return [];
+  // Drivers that do not parse arrays return the Postgres literal {a,b}.
+  return value
+    .replace(/^\{|\}$/g, "")
+    .split(",")
+    .filter(Boolean)
+    .map((v) => v.replace(/^"|"$/g, ""));
+}
+
+// Every changelog entry, newest first (published ones and the planned ones of the roadmap).
+export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
+  const database = db ?? (await getDb(getConfig()));
+  const rows = await database.query<Row>(
+    `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
+       from changelog_entries
+      order by published_on desc, created_at desc, id desc`,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    slug: r.slug,
+    title: r.title,
+    publishedOn: day(r.published_on),
+    type: r.type,
+    breaking: r.breaking,
+    endpoints: textArray(r.endpoints),
+    bodyMd: r.body_md,
+    isPlanned: r.is_planned,
+  }));
+}
+
+// Builds the RSS 2.0 or Atom 1.0 feed of the published entries (planned ones are not news yet).
+export function changelogFeed(entries: ChangelogEntry[], baseUrl: string, format: "rss" | "atom"): string {
+  const published = entries.filter((e) => !e.isPlanned);
+  const updated = published[0] ? new Date(`${published[0].publishedOn}T00:00:00Z`) : new Date(0);
+  const feed = new Feed({
+    id: `${baseUrl}/changelog`,
+    title: "Public Catalog API changelog",
+    description: "Changes to the Public Catalog API, newest first.",
+    link: `${baseUrl}/changelog`,
+    language: "en",
+    updated,
+    generator: false,
+    copyright: "Public Catalog API",
+    feedLinks: { rss: `${baseUrl}/changelog/rss.xml`, atom: `${baseUrl}/changelog/atom.xml` },
+  });
+  for (const e of published) {
+    const link = `${baseUrl}/changelog#${e.slug}`;
+    const date = new Date(`${e.publishedOn}T00:00:00Z`);
+    feed.addItem({
+      id: link,
+      guid: link,
+      title: `${e.type}${e.breaking ? " (breaking)" : ""}: ${e.title}`,
+      link,
+      date,
+      published: date,
+      description: markdownToText(e.bodyMd).slice(0, 300),
+      content: renderMarkdown(e.bodyMd),
+      category: [{ name: e.type }, ...e.endpoints.map((p) => ({ name: p }))],
+    });
+  }
+  return format === "rss" ? feed.rss2() : feed.atom1();
+}

@@ -1,0 +1,85 @@
+// Code samples of a list request in curl, JavaScript (fetch) and Python (requests); pure, used by server and browser.
+
+// The languages the reference shows, in tab order.
+export const SAMPLE_LANGUAGES = [
+  { id: "curl", label: "curl" },
+  { id: "javascript", label: "JavaScript (fetch)" },
+  { id: "python", label: "Python (requests)" },
+] as const;
+
+// One sample language id.
+export type SampleLanguage = (typeof SAMPLE_LANGUAGES)[number]["id"];
+
+// What a sample needs: absolute base URL, path, query values (empty ones are left out) and the key to show.
+export interface SampleRequest {
+  baseUrl: string;
+  path: string;
+  query: [string, string][];
+  /** Shown as is; pass a placeholder such as $PCA_API_KEY rather than a real key. */
+  key: string;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function jsString(s: string): string {
+  return JSON.stringify(s);
+}
+
+function pyString(s: string): string {
+  return JSON.stringify(s);
+}
+
+// The full URL of a request, query encoded.
+export function requestUrl(r: SampleRequest): string {
+  const qs = new URLSearchParams(r.query.filter(([, v]) => v !== "")).toString();
+  return `${r.baseUrl}${r.path}${qs ? `?${qs}` : ""}`;
+}
+
+// The curl command of a request.
+export function curlSample(r: SampleRequest): string {
+  const keyPart = r.key.startsWith("$") ? `"Authorization: Bearer ${r.key}"` : shellQuote(`Authorization: Bearer ${r.key}`);
+  return `curl -sS ${shellQuote(requestUrl(r))} \\\n  -H ${keyPart} \\\n  -H 'Accept: application/json'`;
+}
+
+// The JavaScript (fetch) sample of a request.
+export function javascriptSample(r: SampleRequest): string {
+  const query = r.query.filter(([, v]) => v !== "");
+  const keyExpr = r.key.startsWith("$") ? `process.env.${r.key.slice(1)}` : jsString(r.key);
+  const lines = [`const url = new URL(${jsString(`${r.baseUrl}${r.path}`)});`];
+  for (const [k, v] of query) lines.push(`url.searchParams.set(${jsString(k)}, ${jsString(v)});`);
+  lines.push(
+    "",
+    "const response = await fetch(url, {",
+    `  headers: { Authorization: \`Bearer \${${keyExpr}}\`, Accept: "application/json" },`,
+    "});",
+    "const body = await response.json();",
+    "if (!response.ok) throw new Error(`${body.statusCode} ${body.code}: ${body.message}`);",
+    "console.log(body.data, body.pagination);",
+  );
+  return lines.join("\n");
+}
+
+// The Python (requests) sample of a request.
+export function pythonSample(r: SampleRequest): string {
+  const query = r.query.filter(([, v]) => v !== "");
+  const keyExpr = r.key.startsWith("$") ? `os.environ[${pyString(r.key.slice(1))}]` : pyString(r.key);
+  const lines = [r.key.startsWith("$") ? "import os\n\nimport requests" : "import requests", ""];
+  lines.push(`api_key = ${keyExpr}`, "response = requests.get(");
+  lines.push(`    ${pyString(`${r.baseUrl}${r.path}`)},`);
+  if (query.length) {
+    lines.push("    params={");
+    for (const [k, v] of query) lines.push(`        ${pyString(k)}: ${pyString(v)},`);
+    lines.push("    },");
+  }
+  lines.push(`    headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},`);
+  lines.push("    timeout=10,", ")");
+  lines.push("body = response.json()", "response.raise_for_status()", 'print(body["data"], body["pagination"])');
+  return lines.join("\n");
+}
+
+// Every sample of a request, by language.
+export function allSamples(r: SampleRequest): Record<SampleLanguage, string> {
+  return { curl: curlSample(r), javascript: javascriptSample(r), python: pythonSample(r) };
+}
