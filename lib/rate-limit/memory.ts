@@ -38,7 +38,7 @@ export class MemorySlidingWindow implements RateLimiter {
     const idx = Math.floor(now / w);
     if (now >= this.nextSweep) {
       this.sweep(idx);
-      this.nextSweep = now + w;
+      this.nextSweep = (idx + 1) * w;
     }
     let c = this.counters.get(identifier);
     if (c === undefined) {
