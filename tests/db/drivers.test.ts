@@ -1,6 +1,7 @@
 import { createPool, type VercelPool } from "@vercel/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPg, openPglite, openVercel, type Database, type Queryable } from "@/db/client";
+import { openDatabase, openPg, openPglite, openVercel, type Database, type Queryable } from "@/db/client";
+import { loadConfig } from "@/lib/config";
 import { migrate } from "@/db/migrate";
 import { createTestDatabase, serverDatabaseUrl } from "../support/servers";
 import { startVercelRelay, type VercelRelay } from "../support/vercel-relay";
@@ -18,6 +19,7 @@ const dbs = {} as Record<DriverName, Database>;
 const drops: Array<() => Promise<void>> = [];
 let relay: VercelRelay;
 let httpPool: VercelPool | undefined;
+let vercelUrl: string;
 
 // Inserted through each driver's parameter path; timestamps carry milliseconds, labels carry accents.
 async function insertFixture(db: Queryable): Promise<void> {
@@ -348,7 +350,8 @@ beforeAll(async () => {
     await migrate(dbs[driver]);
     await dbs[driver].transaction((tx) => insertFixture(tx));
   }
-  httpPool = createPool({ connectionString: relay.connectionStringFor(vercelDb.url) });
+  vercelUrl = relay.connectionStringFor(vercelDb.url);
+  httpPool = createPool({ connectionString: vercelUrl });
 });
 
 afterAll(async () => {
@@ -415,6 +418,28 @@ describe("the same queries on PGlite, node-postgres and @vercel/postgres", () =>
   it("pool.sql reports a Postgres error with its SQLSTATE through the shim", async () => {
     await expect(httpPool!.sql`select 1 / ${0}::int as x`).rejects.toMatchObject({ code: "22012" });
     await expect(httpPool!.sql`select * from no_such_table`).rejects.toMatchObject({ code: "42P01" });
+  });
+});
+
+describe("openDatabase() with POSTGRES_URL and the local relay settings", () => {
+  it("selects @vercel/postgres and reaches the database through VERCEL_POSTGRES_WS_PROXY", async () => {
+    const config = loadConfig({
+      POSTGRES_URL: vercelUrl,
+      VERCEL_POSTGRES_WS_PROXY: relay.wsProxy,
+      VERCEL_POSTGRES_HTTP_ENDPOINT: relay.httpEndpoint,
+    });
+    expect(config.dbDriver).toBe("vercel");
+    const before = relay.stats.wsConnections;
+    const db = await openDatabase(config);
+    try {
+      expect(db.driver).toBe("vercel");
+      expect(await db.query("select id from families where org_id = $1 order by label_sort", [ORG])).toEqual(
+        ["fam_apples", "fam_chairs", "fam_creams", "fam_eclairs"].map((id) => ({ id })),
+      );
+      expect(relay.stats.wsConnections).toBeGreaterThan(before);
+    } finally {
+      await db.close();
+    }
   });
 });
 
