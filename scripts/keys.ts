@@ -6,10 +6,11 @@ import {
   InvalidScopeError,
   listApiKeys,
   revokeApiKey,
+  validateScopes,
 } from "../db/api-keys";
 import type { Database } from "../db/client";
 import { loadConfig, type Config } from "../lib/config";
-import { READ_SCOPES } from "../lib/catalog/enums";
+import { READ_SCOPES, type Scope } from "../lib/catalog/enums";
 import { CliError, runCli, UsageError } from "./lib/cli";
 import { describeDatabase, openMigratedDatabase } from "./lib/database";
 import { parseDuration } from "./lib/duration";
@@ -102,7 +103,16 @@ async function create(config: Config, values: ReturnType<typeof parse>["values"]
     }
     expiresAt = new Date(Date.now() + ms);
   }
-  const scopes = values.scopes?.split(",");
+  let scopes: Scope[] | undefined;
+  try {
+    scopes =
+      values.scopes === undefined
+        ? undefined
+        : validateScopes(values.scopes.split(","), config.PUBLIC_API_WRITE_PREVIEW);
+  } catch (err) {
+    if (err instanceof InvalidScopeError) throw new UsageError(err.message);
+    throw err;
+  }
   if (values.name !== undefined && !values.name.trim()) throw new UsageError("--name cannot be empty");
   await withDatabase(config, async (db) => {
     const org = await orgOrFail(db, values.org!);
