@@ -62,7 +62,9 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
     expect(res.body.pagination.page).toBe(1);
     expect(res.body.pagination.perPage).toBe(20);
     expect(res.body.data).toHaveLength(20);
-    const [{ total }] = await sql<{ total: number }>("select count(*)::int as total from products where org_id = $1", [org]);
+    const [{ total }] = (await sql<{ total: number }>("select count(*)::int as total from products where org_id = $1", [org])) as [
+      { total: number },
+    ];
     expect(res.body.pagination.total).toBe(total);
     expect(res.body.pagination.totalPages).toBe(Math.ceil(total / 20));
     const stamps = res.body.data.map((p: Item) => p.updatedAt);
@@ -198,10 +200,10 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
     for (const a of text.items) expect(["TEXT", "NUMBER"]).toContain(a.type);
     const repeated = await all("/public/v1/attributes?type=TEXT&type=NUMBER");
     expect(ids(repeated.items)).toEqual(ids(text.items));
-    const [{ n }] = await sql<{ n: number }>(
+    const [{ n }] = (await sql<{ n: number }>(
       "select count(*)::int as n from attributes where org_id = $1 and type in ('TEXT', 'NUMBER')",
       [org],
-    );
+    )) as [{ n: number }];
     expect(text.total).toBe(n);
     for (const flag of ["uniqueValue", "isScopable"]) {
       for (const v of [true, false]) {

@@ -138,7 +138,7 @@ export async function call<T = any>( // eslint-disable-line @typescript-eslint/n
   const request = new Request(url, { method, headers });
   const m = /^\/public\/v1\/([a-z]+)$/.exec(url.pathname);
   const route = m && m[1]! in ROUTES ? ROUTES[m[1] as Resource] : notFound;
-  const handler = (route as Record<string, (r: Request) => Promise<Response>>)[method];
+  const handler = (route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
   if (!handler) throw new Error(`no ${method} handler for ${url.pathname}`);
   const res = await handler(request);
   const text = await res.text();
