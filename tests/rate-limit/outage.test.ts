@@ -46,7 +46,7 @@ afterEach(() => {
 type Kind = "redis" | "upstash";
 type Policy = "allow" | "refuse";
 
-function limiter(env: Record<string, string>, policy: Policy, kind: Kind) {
+function limiter(env: Record<string, string | undefined>, policy: Policy, kind: Kind) {
   const l = createRateLimiter(
     loadConfig({ ...env, RATE_LIMIT_ON_BACKEND_ERROR: policy, RATE_LIMIT_TIMEOUT_MS: String(TIMEOUT_MS) }),
     { prefix: `outage:${kind}:${policy}`, limit: 1000, windowSeconds: WINDOW_S },
