@@ -1,0 +1,321 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createApiKey,
+  findOrganizationBySlug,
+  InvalidScopeError,
+  listApiKeys,
+  readDemoKeys,
+  revokeApiKey,
+  validateScopes,
+} from "@/db/api-keys";
+import { openPglite, type Database } from "@/db/client";
+import { migrate } from "@/db/migrate";
+import {
+  addMembership,
+  createUser,
+  findUserByEmail,
+  verifyPassword,
+  verifyUserCredentials,
+} from "@/db/users";
+import { hashApiKey, isWellFormedApiKey } from "@/lib/api-keys";
+import { READ_SCOPES } from "@/lib/catalog/enums";
+import { findKeyByHash } from "@/lib/public-api/key-lookup";
+import { buildReason } from "@/scripts/lib/build";
+import { parseDuration } from "@/scripts/lib/duration";
+import { DEMO_USER_EMAIL, prepareStartData, type SeedDemo } from "@/scripts/lib/first-start";
+import { removePidFile, runningServerPid, writePidFile } from "@/scripts/lib/pid-file";
+
+// The key and user store (db/api-keys.ts, db/users.ts) and the start script's parts, on in-memory PGlite.
+
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+let db: Database;
+
+async function addOrg(slug: string): Promise<string> {
+  const id = `org_store_${slug}`;
+  await db.query("insert into organizations (id, slug, name) values ($1, $2, $2) on conflict do nothing", [
+    id,
+    slug,
+  ]);
+  return id;
+}
+
+beforeAll(async () => {
+  db = await openPglite("memory://");
+  await migrate(db);
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("db/api-keys", () => {
+  it("validates scopes: known ones only, write only with the preview, never empty; portal order", () => {
+    expect(validateScopes(["media:read", "products:read", "media:read"])).toEqual([
+      "products:read",
+      "media:read",
+    ]);
+    expect(() => validateScopes(["products:read", "orders:read"])).toThrow(/Unknown scope "orders:read"/);
+    expect(() => validateScopes(["products:write"])).toThrow(InvalidScopeError);
+    expect(validateScopes(["products:write"], true)).toEqual(["products:write"]);
+    expect(() => validateScopes([" ", ""])).toThrow(/At least one scope/);
+  });
+
+  it("creates a key with every read scope by default, stored as its hash, timestamps in ISO with ms", async () => {
+    const orgId = await addOrg("acme");
+    const k = await createApiKey(db, { orgId, name: "  Default  " });
+    expect(isWellFormedApiKey(k.key)).toBe(true);
+    expect(k).toMatchObject({ name: "Default", scopes: [...READ_SCOPES], expiresAt: null });
+    expect(k.id).toMatch(/^key_[0-9A-Za-z]{16}$/);
+    expect(k.prefix).toBe(k.key.slice(0, 12));
+    expect(k.createdAt).toMatch(ISO_MS);
+    const [row] = await db.query<{ key_hash: string }>("select key_hash from api_keys where id = $1", [k.id]);
+    expect(row!.key_hash).toBe(hashApiKey(k.key));
+    // The pipeline finds it by hash.
+    expect(await findKeyByHash(db, hashApiKey(k.key))).toMatchObject({ id: k.id, orgId, orgSlug: "acme" });
+  });
+
+  it("refuses unknown scopes, bad names and unknown organizations", async () => {
+    const orgId = await addOrg("acme");
+    await expect(createApiKey(db, { orgId, name: "x", scopes: ["nope:read"] })).rejects.toThrow(
+      /"nope:read"/,
+    );
+    await expect(createApiKey(db, { orgId, name: " " })).rejects.toThrow(/name/);
+    await expect(createApiKey(db, { orgId: "org_missing", name: "x" })).rejects.toThrow();
+  });
+
+  it("lists keys newest first with status active / expired / revoked", async () => {
+    const orgId = await addOrg("listing");
+    const active = await createApiKey(db, {
+      orgId,
+      name: "active",
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    const expired = await createApiKey(db, {
+      orgId,
+      name: "expired",
+      expiresAt: new Date(Date.now() - 1000),
+    });
+    const revoked = await createApiKey(db, { orgId, name: "revoked", scopes: ["families:read"] });
+    await revokeApiKey(db, revoked.id);
+    await db.query("update api_keys set last_used_at = now() where id = $1", [active.id]);
+    const list = await listApiKeys(db, orgId);
+    expect(list.map((k) => [k.name, k.status])).toEqual([
+      ["revoked", "revoked"],
+      ["expired", "expired"],
+      ["active", "active"],
+    ]);
+    const a = list.find((k) => k.id === active.id)!;
+    expect(a.expiresAt).toMatch(ISO_MS);
+    expect(a.lastUsedAt).toMatch(ISO_MS);
+    expect(a.revokedAt).toBeNull();
+    expect(list.find((k) => k.id === revoked.id)!).toMatchObject({ scopes: ["families:read"] });
+    expect(list.find((k) => k.id === revoked.id)!.revokedAt).toMatch(ISO_MS);
+    expect(JSON.stringify(list)).not.toContain(active.key);
+    expect(expired.expiresAt! < new Date().toISOString()).toBe(true);
+    expect(await listApiKeys(db, "org_nobody")).toEqual([]);
+  });
+
+  it("revokes by key or id, within an organization when given; keeps the first revocation time", async () => {
+    const acme = await addOrg("acme");
+    const globex = await addOrg("globex");
+    const k1 = await createApiKey(db, { orgId: acme, name: "k1" });
+    const k2 = await createApiKey(db, { orgId: acme, name: "k2" });
+    expect(await revokeApiKey(db, k1.id, globex)).toBeNull();
+    expect(await revokeApiKey(db, "pca_notakey")).toBeNull();
+    expect(await revokeApiKey(db, "key_unknown")).toBeNull();
+    const r1 = await revokeApiKey(db, k1.key);
+    expect(r1).toMatchObject({ id: k1.id, orgId: acme, status: "revoked" });
+    const again = await revokeApiKey(db, k1.id);
+    expect(again!.revokedAt).toBe(r1!.revokedAt);
+    expect(await revokeApiKey(db, ` ${k2.id} `, acme)).toMatchObject({ id: k2.id, status: "revoked" });
+    expect((await findKeyByHash(db, hashApiKey(k2.key)))!.revokedAt).not.toBeNull();
+  });
+
+  it("finds organizations by slug", async () => {
+    const id = await addOrg("acme");
+    expect(await findOrganizationBySlug(db, "acme")).toEqual({ id, slug: "acme", name: "acme" });
+    expect(await findOrganizationBySlug(db, "ACME")).toBeNull();
+  });
+});
+
+describe("db/users", () => {
+  it("hashes passwords with scrypt and a salt, and verifies them", async () => {
+    const u = await createUser(db, {
+      email: " Alice@Example.COM ",
+      name: "Alice",
+      password: "correct horse",
+    });
+    expect(u).toMatchObject({ email: "alice@example.com", name: "Alice", isStaff: false });
+    expect(u.createdAt).toMatch(ISO_MS);
+    const stored = (await findUserByEmail(db, "ALICE@example.com"))!;
+    expect(stored.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(stored.passwordHash).not.toContain("correct horse");
+    expect(await verifyPassword("correct horse", stored.passwordHash)).toBe(true);
+    expect(await verifyPassword("correct horsE", stored.passwordHash)).toBe(false);
+    expect(await verifyPassword("correct horse", "scrypt$1$2$3$$")).toBe(false);
+    expect(await verifyPassword("correct horse", null)).toBe(false);
+    const bob = await createUser(db, { email: "bob@example.com", name: "Bob", password: "correct horse" });
+    const bobHash = (await findUserByEmail(db, bob.email))!.passwordHash;
+    expect(bobHash).not.toBe(stored.passwordHash); // salted
+    expect(await verifyUserCredentials(db, "alice@example.com", "correct horse")).toMatchObject({ id: u.id });
+    expect(await verifyUserCredentials(db, "alice@example.com", "wrong password")).toBeNull();
+    expect(await verifyUserCredentials(db, "nobody@example.com", "correct horse")).toBeNull();
+    await expect(
+      createUser(db, { email: "alice@example.com", name: "A", password: "12345678" }),
+    ).rejects.toThrow();
+    await expect(createUser(db, { email: "x@y", name: "X", password: "short" })).rejects.toThrow(
+      /8 characters/,
+    );
+  });
+
+  it("adds memberships and updates the role of an existing member", async () => {
+    const orgId = await addOrg("members");
+    const u = await createUser(db, { email: "carol@example.com", name: "Carol", password: "password1" });
+    await addMembership(db, { userId: u.id, orgId, role: "member" });
+    await addMembership(db, { userId: u.id, orgId, role: "admin" });
+    expect(await db.query("select role from memberships where user_id = $1", [u.id])).toEqual([
+      { role: "admin" },
+    ]);
+  });
+});
+
+describe("first start (prepareStartData)", () => {
+  const seedTwoOrgs: SeedDemo = async (target, opts) => {
+    const orgs = [];
+    for (const [i, slug] of ["acme", "globex"].entries()) {
+      const orgId = `org_demo_${slug}`;
+      await target.query("insert into organizations (id, slug, name) values ($1, $2, $2)", [orgId, slug]);
+      opts?.onProgress?.({ step: "organizations", done: i + 1, total: 2 });
+      orgs.push({ slug, orgId });
+    }
+    return { orgs };
+  };
+
+  it("seeds an empty embedded database once: demo keys, staff owner with a generated password, 0600 keys file", async () => {
+    const fresh = await openPglite("memory://");
+    const dataDir = mkdtempSync(path.join(tmpdir(), "first-start-"));
+    try {
+      await migrate(fresh);
+      const lines: string[] = [];
+      const data = await prepareStartData(
+        fresh,
+        { DEMO_SEED: "auto", DATA_DIR: dataDir },
+        { seed: async () => seedTwoOrgs, log: (l) => lines.push(l) },
+      );
+      if (data.kind !== "seeded") throw new Error(`expected seeded, got ${data.kind}`);
+      expect(lines.join("\n")).toContain("organizations 100% (2/2)");
+      expect(data.keys.map((k) => k.org)).toEqual(["acme", "globex"]);
+      for (const k of data.keys) {
+        expect(isWellFormedApiKey(k.key)).toBe(true);
+        expect(await findKeyByHash(fresh, hashApiKey(k.key))).toMatchObject({
+          orgSlug: k.org,
+          revokedAt: null,
+        });
+        expect(k).toMatchObject({ name: "Demo key", scopes: [...READ_SCOPES] });
+      }
+      const file = path.join(dataDir, "demo-keys.json");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readDemoKeys(dataDir)!.keys).toEqual(data.keys);
+      expect(JSON.parse(readFileSync(file, "utf8")).keys[0].key).toBe(data.keys[0]!.key);
+
+      expect(data.user.email).toBe(DEMO_USER_EMAIL);
+      expect(data.user.password.length).toBeGreaterThanOrEqual(16);
+      const user = await verifyUserCredentials(fresh, DEMO_USER_EMAIL, data.user.password);
+      expect(user).toMatchObject({ isStaff: true });
+      const roles = await fresh.query<{ org_id: string; role: string }>(
+        "select org_id, role from memberships where user_id = $1 order by org_id",
+        [user!.id],
+      );
+      expect(roles).toEqual([
+        { org_id: "org_demo_acme", role: "owner" },
+        { org_id: "org_demo_globex", role: "owner" },
+      ]);
+
+      // A later start reuses the data and seeds nothing.
+      let seededAgain = false;
+      const later = await prepareStartData(
+        fresh,
+        { DEMO_SEED: "auto", DATA_DIR: dataDir },
+        { seed: async () => ((seededAgain = true), seedTwoOrgs), log: () => undefined },
+      );
+      expect(later).toEqual({ kind: "existing", orgSlugs: ["acme", "globex"] });
+      expect(seededAgain).toBe(false);
+    } finally {
+      await fresh.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("never seeds with DEMO_SEED=never, nor a server database", async () => {
+    const fresh = await openPglite("memory://");
+    try {
+      await migrate(fresh);
+      const never = () => Promise.reject(new Error("must not seed"));
+      const opts = { DEMO_SEED: "never" as const, DATA_DIR: "/nonexistent" };
+      expect(await prepareStartData(fresh, opts, { seed: never })).toEqual({
+        kind: "empty",
+        reason: "never",
+      });
+      const asServer: Database = { ...fresh, driver: "pg" };
+      expect(await prepareStartData(asServer, { ...opts, DEMO_SEED: "auto" }, { seed: never })).toEqual({
+        kind: "empty",
+        reason: "server",
+      });
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe("start script helpers", () => {
+  it("parses --expires-in durations", () => {
+    expect(parseDuration("90m")).toBe(90 * 60_000);
+    expect(parseDuration("12h")).toBe(12 * 3_600_000);
+    expect(parseDuration("30d")).toBe(30 * 86_400_000);
+    expect(parseDuration("2w")).toBe(14 * 86_400_000);
+    for (const bad of ["0d", "30", "d", "1.5h", "-1d", "30 days", ""]) expect(parseDuration(bad)).toBeNull();
+  });
+
+  it("tracks the running server through server.pid (live pid only)", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "pid-"));
+    try {
+      expect(runningServerPid(dir)).toBeNull();
+      writePidFile(dir, process.ppid);
+      expect(runningServerPid(dir)).toBe(process.ppid);
+      writeFileSync(path.join(dir, "server.pid"), "not a pid");
+      expect(runningServerPid(dir)).toBeNull();
+      writeFileSync(path.join(dir, "server.pid"), "2147483646\n");
+      expect(runningServerPid(dir)).toBeNull();
+      writePidFile(dir, process.ppid);
+      removePidFile(dir, 12345); // not ours: kept
+      expect(runningServerPid(dir)).toBe(process.ppid);
+      removePidFile(dir, process.ppid);
+      expect(runningServerPid(dir)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("asks for a build when BUILD_ID is missing or older than a source file", () => {
+    const root = mkdtempSync(path.join(tmpdir(), "build-"));
+    try {
+      mkdirSync(path.join(root, "app", "deep"), { recursive: true });
+      mkdirSync(path.join(root, ".next"));
+      writeFileSync(path.join(root, "package.json"), "{}");
+      writeFileSync(path.join(root, "app", "deep", "page.tsx"), "");
+      expect(buildReason(root)).toMatch(/BUILD_ID is missing/);
+      const t = Date.now() / 1000;
+      writeFileSync(path.join(root, ".next", "BUILD_ID"), "x");
+      utimesSync(path.join(root, ".next", "BUILD_ID"), t, t);
+      utimesSync(path.join(root, "package.json"), t - 60, t - 60);
+      utimesSync(path.join(root, "app", "deep", "page.tsx"), t - 60, t - 60);
+      expect(buildReason(root)).toBeNull();
+      utimesSync(path.join(root, "app", "deep", "page.tsx"), t + 5, t + 5);
+      expect(buildReason(root)).toBe(`${path.join("app", "deep", "page.tsx")} changed after the last build`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
