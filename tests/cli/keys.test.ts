@@ -208,8 +208,8 @@ function keysSuite(label: string, open: () => Promise<Backend>) {
         });
         expect(rb).toMatchObject({ key_hash: hashApiKey(keyB), scopes: ["products:read", "media:read"] });
         const thirtyDays = 30 * 86_400_000;
-        expect(rb.expires_ms).toBeGreaterThanOrEqual(before + thirtyDays - 1000);
-        expect(rb.expires_ms).toBeLessThanOrEqual(after + thirtyDays + 1000);
+        expect(rb!.expires_ms).toBeGreaterThanOrEqual(before + thirtyDays - 1000);
+        expect(rb!.expires_ms).toBeLessThanOrEqual(after + thirtyDays + 1000);
       });
     });
 
