@@ -27,19 +27,19 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-// Applies every pending migration in order, each in its own transaction; returns the versions applied.
+// Applies every pending migration in order, in one transaction that holds an advisory lock on server drivers
+// (released on commit or rollback, on the connection that did the work); returns the versions applied.
 export async function migrate(db: Database, migrations = listMigrations()): Promise<string[]> {
-  const serverLock = db.driver !== "pglite";
-  if (serverLock) await db.query("select pg_advisory_lock($1)", [LOCK_ID]);
-  try {
-    await db.exec(`create table if not exists schema_migrations (
+  return db.transaction(async (tx) => {
+    if (db.driver !== "pglite") await tx.query("select pg_advisory_xact_lock($1)", [LOCK_ID]);
+    await tx.exec(`create table if not exists schema_migrations (
       version text primary key,
       name text not null,
       checksum text not null,
       applied_at timestamptz(3) not null default now()
     )`);
     const applied = new Map(
-      (await db.query<{ version: string; checksum: string }>("select version, checksum from schema_migrations")).map(
+      (await tx.query<{ version: string; checksum: string }>("select version, checksum from schema_migrations")).map(
         (r) => [r.version, r.checksum],
       ),
     );
@@ -52,19 +52,14 @@ export async function migrate(db: Database, migrations = listMigrations()): Prom
         }
         continue;
       }
-      await db.transaction(async (tx) => {
-        // Multi-statement script: run as a simple query on the transaction's connection.
-        await tx.exec(m.sql);
-        await tx.query("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", [
-          m.version,
-          m.name,
-          m.checksum,
-        ]);
-      });
+      await tx.exec(m.sql);
+      await tx.query("insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", [
+        m.version,
+        m.name,
+        m.checksum,
+      ]);
       done.push(m.version);
     }
     return done;
-  } finally {
-    if (serverLock) await db.query("select pg_advisory_unlock($1)", [LOCK_ID]);
-  }
+  });
 }

@@ -193,12 +193,9 @@ describe.each<"pg" | "vercel">(["pg", "vercel"])("concurrent migrate() on %s", (
     expect(await count(db, "select count(*)::int as n from schema_migrations")).toBe(versions.length);
   });
 
-  // KNOWN BUG in db/migrate.ts: the session-level advisory lock is taken through the pool, so it lands on one
-  // pooled connection while the work runs on others, and a second caller that gets the same connection re-enters
-  // the lock at once (session locks are re-entrant): with a pool of 1 or 2, concurrent calls in one process fail
-  // with a duplicate key on schema_migrations. Fix: run migrate() in one db.transaction that takes
-  // pg_advisory_xact_lock first. `it.fails` keeps the suite green and starts failing once fixed: then make it `it`.
-  it.fails("serialises concurrent runs sharing one small pool (several callers in one process)", async () => {
+  // A session-level advisory lock taken through a pool could land on another connection than the work (and is
+  // re-entrant): migrate() runs in one transaction holding pg_advisory_xact_lock, so callers sharing a pool serialise.
+  it("serialises concurrent runs sharing one small pool (several callers in one process)", async () => {
     const { url } = await freshUrl(driver);
     const db = await openSized(driver, url, 1);
     const results = await Promise.race([
