@@ -111,7 +111,7 @@ async function main() {
     if (applied.length) console.log(`Applied migrations: ${applied.join(", ")}`);
     try {
       data = await prepareStartData(db, config, {
-        seed: async () => ((await import("../db/seed/index")) as { seedDemo: SeedDemo }).seedDemo,
+        seed: async (): Promise<SeedDemo> => (await import("../db/seed/index")).seedDemo,
       });
     } finally {
       await db.close();

@@ -6,10 +6,18 @@ import { addMembership, createUser, findUserByEmail, hashPassword } from "../../
 import type { Config } from "../../lib/config";
 import { READ_SCOPES } from "../../lib/catalog/enums";
 
+// One progress report of the demo generator (org: the organization being seeded, when it says).
+export interface SeedProgress {
+  step: string;
+  done: number;
+  total: number;
+  org?: string;
+}
+
 // The demo generator's signature (db/seed): fills the demo organizations and reports progress.
 export type SeedDemo = (
   db: Database,
-  opts?: { onProgress?: (p: { step: string; done: number; total: number }) => void },
+  opts?: { onProgress?: (p: SeedProgress) => void },
 ) => Promise<{ orgs: { slug: string; orgId: string }[] }>;
 
 // The portal account created with the demo.
@@ -30,14 +38,15 @@ export type StartData =
 function progressPrinter(log: (line: string) => void) {
   let lastStep = "";
   let lastAt = 0;
-  return (p: { step: string; done: number; total: number }) => {
+  return (p: SeedProgress) => {
     const now = Date.now();
     const finished = p.total > 0 && p.done >= p.total;
-    if (p.step === lastStep && !finished && now - lastAt < 1000) return;
-    lastStep = p.step;
+    const step = p.org ? `${p.org}: ${p.step}` : p.step;
+    if (step === lastStep && !finished && now - lastAt < 1000) return;
+    lastStep = step;
     lastAt = now;
     const pct = p.total > 0 ? ` ${Math.floor((p.done / p.total) * 100)}%` : "";
-    log(`  seeding: ${p.step}${pct} (${p.done}/${p.total})`);
+    log(`  seeding ${step}${pct} (${p.done}/${p.total})`);
   };
 }
 

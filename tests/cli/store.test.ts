@@ -205,7 +205,7 @@ describe("first start (prepareStartData)", () => {
         { seed: async () => seedTwoOrgs, log: (l) => lines.push(l) },
       );
       if (data.kind !== "seeded") throw new Error(`expected seeded, got ${data.kind}`);
-      expect(lines.join("\n")).toContain("organizations 100% (2/2)");
+      expect(lines.join("\n")).toContain("seeding organizations 100% (2/2)");
       expect(data.keys.map((k) => k.org)).toEqual(["acme", "globex"]);
       for (const k of data.keys) {
         expect(isWellFormedApiKey(k.key)).toBe(true);
