@@ -110,19 +110,19 @@ describe.each(Object.keys(backends) as (keyof typeof backends)[])("%s back end",
   });
 
   it("slides: the previous window still weighs right after a boundary, less later", async () => {
-    const l = limiter(kind, 4, 2);
+    // 3 s windows; each probe below stays valid for at least 600 ms after its planned time (slack for a busy machine).
+    const l = limiter(kind, 4, 3);
     const id = `slide-${randomBytes(4).toString("hex")}`;
-    // Start early in a 2 s window, fill it.
-    const boundary = (Math.floor(Date.now() / 2000) + 1) * 2000;
+    const boundary = (Math.floor(Date.now() / 3000) + 1) * 3000;
     await sleepUntil(boundary + 20);
     for (let i = 0; i < 4; i++) expect((await l.limit(id)).success).toBe(true);
     expect((await l.limit(id)).success).toBe(false);
-    // 5% into the next window: floor(0.95 × 4) = 3 still weigh, one passes (a fixed window would let 4 pass).
-    await sleepUntil(boundary + 2000 + 100);
+    // Early in the next window (f ≤ 0.25): floor((1 - f) × 4) = 3 still weigh, one passes (a fixed window would let 4).
+    await sleepUntil(boundary + 3000 + 100);
     expect(await l.limit(id)).toMatchObject({ success: true, remaining: 0 });
     expect((await l.limit(id)).success).toBe(false);
-    // 80% into it: floor(0.2 × 4) = 0 weigh, 1 counted in this window, so 2 more pass.
-    await sleepUntil(boundary + 2000 + 1600);
+    // Late in it (f ≥ 0.75): floor((1 - f) × 4) = 0 weigh, 1 counted in this window, so 2 more pass.
+    await sleepUntil(boundary + 3000 + 2400);
     expect(await l.limit(id)).toMatchObject({ success: true, remaining: 2 });
   });
 });
