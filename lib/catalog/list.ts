@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { SortKey } from "@/lib/public-api/params";
+import { exactTotal } from "./count-cache";
 
 // The pagination object of every list response.
 export interface Pagination {
@@ -63,14 +64,18 @@ export function isoSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-// Runs the page query and the exact count, and shapes the list response.
+// Runs the page query and the exact total (from the count cache while the catalog is unchanged), and shapes the list response.
 export async function paginate<Row, Item>(
   db: Queryable,
   opts: {
     page: number;
     perPage: number;
-    /** SELECT … FROM … WHERE … ORDER BY … without LIMIT/OFFSET; parameters in `params`. */
-    pageSql: string;
+    /**
+     * SELECT … FROM … WHERE … ORDER BY … without LIMIT/OFFSET (appended), or a function that places the
+     * LIMIT and OFFSET placeholders itself (e.g. inside a subquery that picks the page's ids first).
+     */
+    pageSql: string | ((limit: string, offset: string) => string);
+    /** `select count(*)::int as total from … where …`; $1 is the organization. */
     countSql: string;
     params: unknown[];
     /** Parameters of the count when it uses fewer than the page query (default: the same). */
@@ -81,11 +86,16 @@ export async function paginate<Row, Item>(
   const { page, perPage, params } = opts;
   const offset = (page - 1) * perPage;
   const n = params.length;
-  const [rows, count] = await Promise.all([
-    db.query<Row>(`${opts.pageSql} limit $${n + 1} offset $${n + 2}`, [...params, perPage, offset]),
-    db.query<{ total: number }>(opts.countSql, opts.countParams ?? params),
+  const limitP = `$${n + 1}`;
+  const offsetP = `$${n + 2}`;
+  const sql =
+    typeof opts.pageSql === "function"
+      ? opts.pageSql(limitP, offsetP)
+      : `${opts.pageSql} limit ${limitP} offset ${offsetP}`;
+  const [rows, total] = await Promise.all([
+    db.query<Row>(sql, [...params, perPage, offset]),
+    exactTotal(db, opts.countSql, opts.countParams ?? params),
   ]);
-  const total = Number(count[0]?.total ?? 0);
   return {
     data: rows.map(opts.map),
     pagination: {

@@ -4,7 +4,12 @@ import { PublicApiError } from "@/lib/public-api/errors";
 import type { Product, ProductsQuery } from "@/lib/public-api/schemas";
 import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
 
-const SORT_COLUMNS = { identifier: "p.identifier", label: "p.label_sort", status: "p.status", updatedAt: "p.updated_at" };
+const SORT_COLUMNS = {
+  identifier: "p.identifier",
+  label: "p.label_sort",
+  status: "p.status",
+  updatedAt: "p.updated_at",
+};
 
 interface Row {
   id: string;
@@ -19,7 +24,11 @@ interface Row {
 }
 
 // Lists the products of one organization (label read in a channel when channelId is given).
-export async function listProducts(db: Queryable, orgId: string, q: ProductsQuery): Promise<ListResult<Product>> {
+export async function listProducts(
+  db: Queryable,
+  orgId: string,
+  q: ProductsQuery,
+): Promise<ListResult<Product>> {
   const where = new Where("p.org_id", orgId);
   if (q.familyId) where.and("p.family_id = ?", q.familyId);
   if (q.categoryId) where.and("p.category_id = ?", q.categoryId);
@@ -29,7 +38,10 @@ export async function listProducts(db: Queryable, orgId: string, q: ProductsQuer
   let label = "coalesce(nullif(p.label, ''), p.identifier)";
   let join = "";
   if (q.channelId) {
-    const channel = await db.query("select 1 from channels where org_id = $1 and id = $2", [orgId, q.channelId]);
+    const channel = await db.query("select 1 from channels where org_id = $1 and id = $2", [
+      orgId,
+      q.channelId,
+    ]);
     if (channel.length === 0) {
       throw new PublicApiError(
         "PUBLIC_API_INVALID_QUERY",
@@ -42,15 +54,18 @@ export async function listProducts(db: Queryable, orgId: string, q: ProductsQuer
              and pv.attribute_id = (select a.id from attributes a where a.org_id = $1 and a.code = 'name')`;
     label = `coalesce(nullif(pv.value #>> '{}', ''), nullif(p.label, ''), p.identifier)`;
   }
-  const pageSql = `select p.id, p.identifier, ${label} as label, p.status,
+  const order = orderBy(q.sort, SORT_COLUMNS, "p.id");
+  // The page's ids are picked first from the (org, sort, id) index alone, then only those rows are joined:
+  // a deep page skips index entries, not joined rows.
+  const pageSql = (limit: string, offset: string) => `select p.id, p.identifier, ${label} as label, p.status,
         p.family_id, f.label as family_label, p.category_id, c.label as category_label,
         ${isoSql("p.updated_at")} as updated_at
-      from products p
+      from (select p.id from products p where ${where} order by ${order} limit ${limit} offset ${offset}) k
+      join products p on p.org_id = $1 and p.id = k.id
       join families f on f.org_id = p.org_id and f.id = p.family_id
       join categories c on c.org_id = p.org_id and c.id = p.category_id
       ${join}
-     where ${where}
-     order by ${orderBy(q.sort, SORT_COLUMNS, "p.id")}`;
+     order by ${order}`;
   const countParams = where.params.slice(0, q.channelId ? -1 : undefined);
   return paginate<Row, Product>(db, {
     page: q.page,

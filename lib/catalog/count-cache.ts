@@ -1,0 +1,104 @@
+import "server-only";
+import type { Queryable } from "@/db/client";
+
+interface Entry {
+  version: string;
+  total: number;
+}
+
+// Exact list totals remembered per (organization, filter) under the catalog version they were counted at.
+// A total is reused only when the organization's current catalog version (bumped by triggers in the same
+// transaction as every catalog change, migration 0003) is still the one it was counted with, so it stays exact.
+export class CountCache {
+  private readonly entries = new Map<string, Entry>();
+  constructor(private readonly maxEntries = 10_000) {}
+
+  /** The remembered total of a count key, when it was counted at this version. */
+  get(key: string, version: string): number | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.version !== version) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // Refresh recency (Maps iterate in insertion order; the oldest are dropped first).
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e.total;
+  }
+
+  /** Whether a total is remembered for this key (at any version). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  set(key: string, version: string, total: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { version, total });
+    if (this.entries.size > this.maxEntries) {
+      let drop = Math.ceil(this.maxEntries / 10);
+      for (const k of this.entries.keys()) {
+        this.entries.delete(k);
+        if (--drop <= 0) break;
+      }
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+const caches = new WeakMap<object, CountCache>();
+
+// The count cache of one database handle (each database has its own versions, so caches never mix).
+export function countCacheFor(db: Queryable): CountCache {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new CountCache();
+    caches.set(db, cache);
+  }
+  return cache;
+}
+
+// SQL of the current catalog version of the organization in $1 ('0' before its first change).
+export const VERSION_SQL =
+  "select coalesce((select version::text from catalog_versions where org_id = $1), '0') as version";
+
+// Runs a count statement and reads the catalog version in the same statement (one snapshot), so the pair is consistent.
+export async function countWithVersion(
+  db: Queryable,
+  countSql: string,
+  params: readonly unknown[],
+): Promise<{ total: number; version: string }> {
+  const rows = await db.query<{ total: number; version: string }>(
+    `with c as (${countSql})
+     select (select total from c) as total,
+            coalesce((select version::text from catalog_versions where org_id = $1), '0') as version`,
+    params,
+  );
+  return { total: Number(rows[0]?.total ?? 0), version: String(rows[0]?.version ?? "0") };
+}
+
+// The exact total of a count statement: from the cache when the catalog has not changed since, else counted (and remembered).
+// `params[0]` must be the organization id.
+export async function exactTotal(
+  db: Queryable,
+  countSql: string,
+  params: readonly unknown[],
+): Promise<number> {
+  const cache = countCacheFor(db);
+  const key = `${countSql}\u0000${JSON.stringify(params)}`;
+  if (cache.has(key)) {
+    const [row] = await db.query<{ version: string }>(VERSION_SQL, [params[0]]);
+    const hit = cache.get(key, String(row?.version ?? "0"));
+    if (hit !== undefined) return hit;
+  }
+  const { total, version } = await countWithVersion(db, countSql, params);
+  cache.set(key, version, total);
+  return total;
+}
