@@ -39,7 +39,9 @@ export function requestUrl(r: SampleRequest): string {
 
 // The curl command of a request.
 export function curlSample(r: SampleRequest): string {
-  const keyPart = r.key.startsWith("$") ? `"Authorization: Bearer ${r.key}"` : shellQuote(`Authorization: Bearer ${r.key}`);
+  const keyPart = r.key.startsWith("$")
+    ? `"Authorization: Bearer ${r.key}"`
+    : shellQuote(`Authorization: Bearer ${r.key}`);
   return `curl -sS ${shellQuote(requestUrl(r))} \\\n  -H ${keyPart} \\\n  -H 'Accept: application/json'`;
 }
 
@@ -75,7 +77,11 @@ export function pythonSample(r: SampleRequest): string {
   }
   lines.push(`    headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},`);
   lines.push("    timeout=10,", ")");
-  lines.push("body = response.json()", "response.raise_for_status()", 'print(body["data"], body["pagination"])');
+  lines.push(
+    "body = response.json()",
+    "response.raise_for_status()",
+    'print(body["data"], body["pagination"])',
+  );
   return lines.join("\n");
 }
 

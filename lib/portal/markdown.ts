@@ -1,6 +1,12 @@
 import { Marked, type Tokens } from "marked";
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 // Escapes text for HTML.
 export function escapeHtml(text: string): string {
@@ -32,9 +38,9 @@ const marked = new Marked({
     html({ text }: Tokens.HTML | Tokens.Tag) {
       return escapeHtml(text);
     },
-    heading({ tokens, depth }: Tokens.Heading) {
+    heading({ tokens, depth, text }: Tokens.Heading) {
       const inner = this.parser.parseInline(tokens);
-      const id = slugify(inner);
+      const id = slugify(markdownToText(text));
       return `<h${depth} id="${id}"><a class="anchor" href="#${id}">${inner}</a></h${depth}>\n`;
     },
     link({ href, title, tokens }: Tokens.Link) {
@@ -65,4 +71,9 @@ export function markdownToText(source: string): string {
     .replace(/[`*_>#|]/g, "")
     .replace(/\s+/g, " ")
     .trim();
+}
+
+// Renders one line of markdown (code spans, emphasis, links) to inline HTML, with the same escaping rules.
+export function renderInlineMarkdown(source: string): string {
+  return marked.parseInline(source) as string;
 }

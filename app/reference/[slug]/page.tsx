@@ -1,0 +1,237 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { CodeTabs } from "@/components/code-tabs";
+import { DocsShell } from "@/components/docs-shell";
+import { JsonBlock } from "@/components/json-block";
+import { InlineMarkdown } from "@/components/markdown";
+import { TryIt } from "@/components/try-it";
+import { getConfig } from "@/lib/config";
+import { SAMPLE_LANGUAGES, allSamples } from "@/lib/portal/code-samples";
+import { getDemoKey } from "@/lib/portal/demo-key";
+import { getReferenceEndpoint, type RefField, type RefParam } from "@/lib/portal/reference";
+
+type Props = { params: Promise<{ slug: string }> };
+
+// Title and description of one endpoint's reference page.
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const e = getReferenceEndpoint((await params).slug);
+  if (!e) return { title: "Not found" };
+  return {
+    title: `${e.summary} — GET ${e.path}`,
+    description: `GET ${e.path} (scope ${e.scope}): ${e.description.replace(/`/g, "")}`,
+  };
+}
+
+function limits(p: RefParam): string {
+  const parts: string[] = [];
+  if (p.minimum !== undefined && p.maximum !== undefined) parts.push(`${p.minimum} to ${p.maximum}`);
+  else if (p.minimum !== undefined) parts.push(`≥ ${p.minimum}`);
+  else if (p.maximum !== undefined) parts.push(`≤ ${p.maximum}`);
+  if (p.maxLength !== undefined) parts.push(`${p.minLength ?? 0} to ${p.maxLength} characters`);
+  if (p.array) parts.push("comma-separated");
+  return parts.join("; ") || "—";
+}
+
+function FieldsTable({ fields, label }: { fields: RefField[]; label: string }) {
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Type</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {fields.map((f) => (
+          <tr key={f.name}>
+            <td className="param-name">{f.name}</td>
+            <td className="type">
+              {f.type}
+              {f.required ? "" : " (optional)"}
+            </td>
+            <td>
+              {f.description ? <InlineMarkdown source={f.description} /> : null}
+              {f.allowed ? (
+                <>
+                  {" "}
+                  Values:{" "}
+                  {f.allowed.map((v, i) => (
+                    <span key={v}>
+                      {i ? ", " : ""}
+                      <code>{v}</code>
+                    </span>
+                  ))}
+                  .
+                </>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+// One endpoint: scope, parameters, code samples, try-it, response schema and example, errors.
+export default async function EndpointPage({ params }: Props) {
+  const { slug } = await params;
+  const e = getReferenceEndpoint(slug);
+  if (!e) notFound();
+  const { baseUrl } = getConfig();
+  const demoKey = await getDemoKey();
+  const sampleQuery: [string, string][] = [["perPage", "5"]];
+  const sort = e.params.find((p) => p.name === "sort");
+  if (sort?.example) sampleQuery.push(["sort", sort.example]);
+  const samples = allSamples({ baseUrl, path: e.path, query: sampleQuery, key: "$PCA_API_KEY" });
+  return (
+    <DocsShell current={`/reference/${slug}`}>
+      <article>
+        <p className="muted">{e.tag}</p>
+        <h1>{e.summary}</h1>
+        <p className="endpoint-line">
+          <span className="method">GET</span>
+          <code>{e.path}</code>
+        </p>
+        <p>
+          <InlineMarkdown source={e.description} />
+        </p>
+        <p>
+          Required scope:{" "}
+          <span className="scope-badge" data-testid="required-scope">
+            {e.scope}
+          </span>
+        </p>
+
+        <h2 id="parameters">Query parameters</h2>
+        <p className="muted">All optional. Any other parameter is refused with a 400 that names it.</p>
+        <table aria-label="Query parameters">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Default</th>
+              <th scope="col">Limits</th>
+              <th scope="col">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {e.params.map((p) => (
+              <tr key={p.name} id={`param-${p.name}`}>
+                <td className="param-name">{p.name}</td>
+                <td className="type">{p.type}</td>
+                <td>{p.defaultValue !== undefined ? <code>{p.defaultValue}</code> : "—"}</td>
+                <td>{limits(p)}</td>
+                <td>
+                  <InlineMarkdown source={p.description} />
+                  {p.allowed ? (
+                    <>
+                      {" "}
+                      Allowed:{" "}
+                      {p.allowed.map((v, i) => (
+                        <span key={v}>
+                          {i ? ", " : ""}
+                          <code>{v}</code>
+                        </span>
+                      ))}
+                      .
+                    </>
+                  ) : null}
+                  {p.example !== undefined ? (
+                    <>
+                      {" "}
+                      Example: <code>{`${p.name}=${p.example}`}</code>.
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+
+        <h2 id="samples">Code samples</h2>
+        <CodeTabs
+          title={`GET ${e.path} samples`}
+          tabs={SAMPLE_LANGUAGES.map((l) => ({ id: l.id, label: l.label, code: samples[l.id] }))}
+        />
+
+        <TryIt
+          path={e.path}
+          scope={e.scope}
+          baseUrl={baseUrl}
+          demoKey={demoKey}
+          params={e.params.map((p) => ({
+            name: p.name,
+            type: p.type,
+            description: p.description.replace(/`/g, ""),
+            allowed: p.allowed,
+            array: p.array,
+            boolean: p.boolean,
+            example: p.example,
+            defaultValue: p.defaultValue,
+          }))}
+        />
+
+        <h2 id="response">Response 200</h2>
+        <p>
+          <code>
+            {"{ data: "}
+            {e.itemSchemaName}
+            {"[], pagination: Pagination }"}
+          </code>
+          , with the headers{" "}
+          {e.successHeaders.map((h, i) => (
+            <span key={h}>
+              {i ? ", " : ""}
+              <code>{h}</code>
+            </span>
+          ))}
+          .
+        </p>
+        <h3>{e.itemSchemaName} (each item of data)</h3>
+        <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
+        <h3>Pagination</h3>
+        <FieldsTable fields={e.paginationFields} label="Pagination fields" />
+        <JsonBlock title="Example response" value={e.exampleResponse} />
+
+        <h2 id="errors">Errors</h2>
+        <table aria-label="Errors">
+          <thead>
+            <tr>
+              <th scope="col">Status</th>
+              <th scope="col">When</th>
+              <th scope="col">Codes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {e.errors.map((err) => (
+              <tr key={err.status}>
+                <td className="status-code">{err.status}</td>
+                <td>
+                  <InlineMarkdown source={err.description} />
+                </td>
+                <td>
+                  {[...new Set(err.examples.map((x) => String(x.body.code)))].map((c) => (
+                    <div key={c}>
+                      <code>{c}</code>
+                    </div>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {e.errors.map((err) =>
+          err.examples.map((x) => (
+            <details key={`${err.status}-${x.name}`}>
+              <summary>
+                <span className="status-code">{err.status}</span> {x.name}: {String(x.body.message)}
+              </summary>
+              <JsonBlock title={`${err.status} ${x.name}`} value={x.body} />
+            </details>
+          )),
+        )}
+      </article>
+    </DocsShell>
+  );
+}

@@ -1,0 +1,73 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { DocsShell } from "@/components/docs-shell";
+import { getOpenApiDocument, getReferenceEndpoints } from "@/lib/portal/reference";
+
+// Title and description of the reference overview.
+export const metadata: Metadata = {
+  title: "API reference",
+  description:
+    "Every endpoint of the Public Catalog API V1 with its scope, parameters, responses and errors, generated from the OpenAPI document.",
+};
+
+// The reference overview: every endpoint with its required scope.
+export default function ReferenceIndex() {
+  const doc = getOpenApiDocument() as { info: { version: string } };
+  const endpoints = getReferenceEndpoints();
+  return (
+    <DocsShell current="/reference">
+      <h1>API reference</h1>
+      <p className="lead">
+        Version {doc.info.version} · generated from the OpenAPI 3.1 document at{" "}
+        <a href="/public/v1/openapi.json">
+          <code>/public/v1/openapi.json</code>
+        </a>
+        .
+      </p>
+      <table aria-label="Endpoints">
+        <thead>
+          <tr>
+            <th scope="col">Endpoint</th>
+            <th scope="col">Required scope</th>
+            <th scope="col">Description</th>
+          </tr>
+        </thead>
+        <tbody>
+          {endpoints.map((e) => (
+            <tr key={e.slug} data-testid={`endpoint-${e.slug}`}>
+              <td>
+                <Link href={`/reference/${e.slug}`}>
+                  <span className="method">GET</span> <code>{e.path}</code>
+                </Link>
+              </td>
+              <td>
+                <span className="scope-badge">{e.scope}</span>
+              </td>
+              <td>{e.summary}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Common to every endpoint</h2>
+      <ul>
+        <li>
+          Authentication: <code>Authorization: Bearer &lt;API_KEY&gt;</code> (see{" "}
+          <Link href="/docs/authentication">keys and scopes</Link>).
+        </li>
+        <li>
+          Answer: <code>{"{ data: [...], pagination: { page, perPage, total, totalPages, hasAny } }"}</code>{" "}
+          (see <Link href="/docs/pagination">pagination</Link>).
+        </li>
+        <li>
+          Errors: <code>{"{ statusCode, message, error, code, requestId }"}</code> (see{" "}
+          <Link href="/docs/errors">errors</Link> and <Link href="/docs/rate-limits">rate limits</Link>).
+        </li>
+        <li>
+          Not available in V1: <code>GET /public/v1/products/{"{id}"}</code>,{" "}
+          <code>POST /public/v1/products</code>, <code>GET /public/v1/channels</code> (see the{" "}
+          <Link href="/docs/versioning">roadmap</Link>).
+        </li>
+      </ul>
+    </DocsShell>
+  );
+}

@@ -1,0 +1,99 @@
+import "server-only";
+import { getGuides } from "./guides";
+import { markdownToText, slugify } from "./markdown";
+import { getReferenceEndpoints } from "./reference";
+
+// One searchable section: a guide section, an endpoint or one of its parameters.
+export interface SearchDoc {
+  title: string;
+  url: string;
+  kind: "Guide" | "Reference";
+  text: string;
+}
+
+// One search hit with a short excerpt around the first match.
+export interface SearchHit extends SearchDoc {
+  score: number;
+  excerpt: string;
+}
+
+function fold(text: string): string {
+  return text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase();
+}
+
+let index: SearchDoc[] | undefined;
+
+// Every searchable section of the guides and the reference.
+export function searchIndex(): SearchDoc[] {
+  if (index) return index;
+  const docs: SearchDoc[] = [];
+  for (const g of getGuides()) {
+    const parts = g.markdown.split(/^(?=#{2,3} )/m);
+    for (const part of parts) {
+      const m = /^#{2,3} (.+)$/m.exec(part);
+      const heading = m && part.startsWith("#") ? m[1]!.trim() : undefined;
+      const plainHeading = heading ? markdownToText(heading) : undefined;
+      docs.push({
+        kind: "Guide",
+        title: plainHeading ? `${g.title} › ${plainHeading}` : g.title,
+        url: heading ? `/docs/${g.slug}#${slugify(markdownToText(heading))}` : `/docs/${g.slug}`,
+        text: markdownToText(heading ? part.slice(m![0].length) : `${g.description} ${part}`),
+      });
+    }
+  }
+  for (const e of getReferenceEndpoints()) {
+    docs.push({
+      kind: "Reference",
+      title: `GET ${e.path} — ${e.summary}`,
+      url: `/reference/${e.slug}`,
+      text: `${e.description} Scope ${e.scope}. Parameters: ${e.params.map((p) => p.name).join(", ")}. Fields: ${e.itemFields.map((f) => f.name).join(", ")}.`,
+    });
+    for (const p of e.params) {
+      docs.push({
+        kind: "Reference",
+        title: `${e.path} › ${p.name}`,
+        url: `/reference/${e.slug}#param-${p.name}`,
+        text: `${p.type}. ${markdownToText(p.description)}${p.allowed ? ` Allowed: ${p.allowed.join(", ")}.` : ""}`,
+      });
+    }
+  }
+  index = docs;
+  return docs;
+}
+
+function excerpt(text: string, term: string): string {
+  const at = fold(text).indexOf(term);
+  if (at < 0) return text.slice(0, 160);
+  const start = Math.max(0, at - 60);
+  return `${start > 0 ? "…" : ""}${text.slice(start, start + 180)}${start + 180 < text.length ? "…" : ""}`;
+}
+
+// Searches guides and reference: every word of the query must appear; title matches rank first.
+export function search(query: string, limit = 30): SearchHit[] {
+  const terms = fold(query)
+    .split(/[^a-z0-9:_./{}-]+/)
+    .filter((t) => t.length > 0)
+    .slice(0, 10);
+  if (terms.length === 0) return [];
+  const hits: SearchHit[] = [];
+  for (const d of searchIndex()) {
+    const title = fold(d.title);
+    const text = fold(d.text);
+    let score = 0;
+    let all = true;
+    for (const t of terms) {
+      const inTitle = title.includes(t);
+      const count = text.split(t).length - 1;
+      if (!inTitle && count === 0) {
+        all = false;
+        break;
+      }
+      score += (inTitle ? 10 : 0) + Math.min(count, 5);
+    }
+    if (all) hits.push({ ...d, score, excerpt: excerpt(d.text, terms[0]!) });
+  }
+  return hits.sort((a, b) => b.score - a.score || a.title.localeCompare(b.title)).slice(0, limit);
+}

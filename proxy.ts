@@ -1,0 +1,34 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { contentSecurityPolicy, newNonce } from "@/lib/portal/csp";
+
+// Portal pages only: sets a per-request CSP nonce that Next.js applies to its scripts and styles.
+export function proxy(request: NextRequest): NextResponse {
+  const nonce = newNonce();
+  const csp = contentSecurityPolicy(nonce, {
+    dev: process.env.NODE_ENV === "development",
+    https: (process.env.PUBLIC_BASE_URL ?? "").startsWith("https://"),
+  });
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set("Content-Security-Policy", csp);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set("Content-Security-Policy", csp);
+  response.headers.set("X-Content-Type-Options", "nosniff");
+  response.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  response.headers.set("X-Frame-Options", "DENY");
+  return response;
+}
+
+// The API (/public/v1), media files, Next.js assets and feeds never go through the proxy: the API hot path is untouched.
+export const config = {
+  matcher: [
+    {
+      source:
+        "/((?!public/v1|media|_next/static|_next/image|favicon.ico|changelog/rss.xml|changelog/atom.xml).*)",
+      missing: [
+        { type: "header", key: "next-router-prefetch" },
+        { type: "header", key: "purpose", value: "prefetch" },
+      ],
+    },
+  ],
+};
