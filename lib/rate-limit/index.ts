@@ -74,7 +74,7 @@ function openConnection(config: ConfigPart): Connection | undefined {
     const incident = new IncidentLog(`Redis at ${new URL(config.REDIS_URL).host}`);
     const policy = config.RATE_LIMIT_ON_BACKEND_ERROR;
     const client = createIoredisClient(config.REDIS_URL, timeoutMs, (err) => incident.failed(err, policy));
-    const redis = new IoredisUpstashAdapter(client);
+    const redis = new IoredisUpstashAdapter(client, timeoutMs);
     return {
       backend: "redis",
       redis,

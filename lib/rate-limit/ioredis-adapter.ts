@@ -55,7 +55,10 @@ export class IoredisUpstashAdapter {
   private readonly shas = new ScriptShas();
   private waitReady: Promise<void> | undefined;
 
-  constructor(readonly client: IORedis) {}
+  constructor(
+    readonly client: IORedis,
+    private readonly waitMs = 1_000,
+  ) {}
 
   // EVALSHA by the SHA-1 of the original script; NOSCRIPT when the script is unknown so the caller falls back to eval.
   async evalsha<TArgs extends unknown[], TData = unknown>(
@@ -103,16 +106,31 @@ export class IoredisUpstashAdapter {
     return (await this.client.set(key, String(value))) as "OK" | null;
   }
 
-  /** Waits for a first connection in progress; fails at once while the server is known to be down. */
+  /** Waits (at most waitMs) for a connection in progress; fails at once while the server is known to be down. */
   private ready(): Promise<void> | void {
     const status = this.client.status;
     if (status === "ready") return;
     if (status === "wait" || status === "connecting" || status === "connect") {
-      this.waitReady ??= new Promise<void>((resolve) => {
-        this.client.once("ready", () => {
+      this.waitReady ??= new Promise<void>((resolve, reject) => {
+        const c = this.client;
+        const settle = (err?: Error) => {
+          clearTimeout(timer);
+          c.off("ready", onReady);
+          c.off("close", onClose);
+          c.off("end", onClose);
           this.waitReady = undefined;
-          resolve();
-        });
+          if (err) reject(err);
+          else resolve();
+        };
+        const onReady = () => settle();
+        const onClose = () => settle(new Error("Redis connection closed before it was ready"));
+        const timer = setTimeout(
+          () => settle(new Error(`Redis connection not ready within ${this.waitMs} ms`)),
+          this.waitMs,
+        );
+        c.once("ready", onReady);
+        c.once("close", onClose);
+        c.once("end", onClose);
       });
       return this.waitReady;
     }

@@ -148,3 +148,31 @@ describe.each(cases)("%s back end, policy %s, a server that never answers", (kin
     expectPolicyAnswer(await timed(l, "slow-again"), policy);
   });
 });
+
+describe("ioredis adapter on a server that never answers", () => {
+  it("gives up waiting for the connection after its bound and leaves no listener behind", async () => {
+    const { IoredisUpstashAdapter, createIoredisClient } = await import("@/lib/rate-limit/ioredis-adapter");
+    const client = createIoredisClient(`redis://127.0.0.1:${hangingPort}`, 100, () => {});
+    try {
+      const adapter = new IoredisUpstashAdapter(client, 100);
+      // ioredis keeps one "ready" listener of its own while connecting; ours must all be gone after each round.
+      let baseline = -1;
+      for (let i = 0; i < 4; i++) {
+        const started = Date.now();
+        const calls = Array.from({ length: 10 }, () => adapter.eval("return 1", [], []));
+        const settled = await Promise.allSettled(calls);
+        expect(Date.now() - started).toBeLessThan(100 + MARGIN_MS);
+        for (const s of settled) {
+          expect(s.status).toBe("rejected");
+          expect(String((s as PromiseRejectedResult).reason)).toMatch(/not ready|closed|connection is/);
+        }
+        if (i === 0) baseline = client.listenerCount("ready");
+        expect(client.listenerCount("ready")).toBe(baseline);
+        expect(client.listenerCount("close")).toBeLessThanOrEqual(baseline + 1);
+      }
+      expect(baseline).toBeLessThanOrEqual(1);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
