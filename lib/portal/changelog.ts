@@ -102,7 +102,7 @@ export function changelogFeed(entries: ChangelogEntry[], baseUrl: string, format
       date,
       published: date,
       description: markdownToText(e.bodyMd).slice(0, 300),
-      content: renderMarkdown(e.bodyMd),
+      content: renderMarkdown(e.bodyMd, baseUrl),
       category: [{ name: e.type }, ...e.endpoints.map((p) => ({ name: p }))],
     });
   }

@@ -9,8 +9,10 @@ export async function getDemoKey(): Promise<string | undefined> {
   if (config.dbDriver !== "pglite") return undefined;
   try {
     const raw = await readFile(path.resolve(config.DATA_DIR, "demo-keys.json"), "utf8");
-    const keys = JSON.parse(raw) as { acme?: unknown };
-    return typeof keys.acme === "string" && keys.acme.length > 0 ? keys.acme : undefined;
+    const file = JSON.parse(raw) as { acme?: unknown; keys?: { org?: unknown; key?: unknown }[] };
+    // Either { acme: "<key>" } or { keys: [{ org: "acme", key: "<key>" }, …] } (what the start script writes).
+    const key = Array.isArray(file.keys) ? file.keys.find((k) => k?.org === "acme")?.key : file.acme;
+    return typeof key === "string" && key.startsWith("pca_") ? key : undefined;
   } catch {
     return undefined;
   }

@@ -58,8 +58,10 @@ const marked = new Marked({
 });
 
 // Renders markdown to HTML; raw HTML is escaped and links are limited to http(s), mailto and relative URLs.
-export function renderMarkdown(source: string): string {
-  return marked.parse(source) as string;
+// With absoluteBase, root-relative links and images point to that origin (feeds are read elsewhere).
+export function renderMarkdown(source: string, absoluteBase?: string): string {
+  const html = marked.parse(source) as string;
+  return absoluteBase ? html.replace(/(href|src)="\/(?!\/)/g, `$1="${escapeHtml(absoluteBase)}/`) : html;
 }
 
 // The plain text of markdown (for search and feed summaries).
@@ -68,7 +70,8 @@ export function markdownToText(source: string): string {
     .replace(/```[\s\S]*?```/g, (block) => block.replace(/```\w*/g, ""))
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/[`*_>#|]/g, "")
+    .replace(/^\s{0,3}(#{1,6}|>)\s*/gm, "")
+    .replace(/[`*|]/g, "")
     .replace(/\s+/g, " ")
     .trim();
 }

@@ -1,0 +1,63 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+// A free TCP port, found once by the runner and inherited by its workers through the environment.
+function freePort(): string {
+  return execFileSync(process.execPath, [
+    "-e",
+    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})",
+  ])
+    .toString()
+    .trim();
+}
+
+process.env.PCA_E2E_PORT ??= freePort();
+process.env.PCA_E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "pca-e2e-"));
+const port = process.env.PCA_E2E_PORT;
+const baseURL = `http://127.0.0.1:${port}`;
+
+// Playwright: the portal in Debian's Chromium against the real app (`npm start`: build if needed, migrate, seed the demo).
+export default defineConfig({
+  testDir: "tests/e2e",
+  outputDir: "test-results",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 2,
+  retries: process.env.CI ? 1 : 0,
+  reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : "list",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: {
+    command: "npm start",
+    url: `${baseURL}/public/v1/openapi.json`,
+    timeout: 420_000,
+    reuseExistingServer: !process.env.CI,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      PORT: port,
+      DATA_DIR: process.env.PCA_E2E_DATA_DIR,
+      PUBLIC_BASE_URL: baseURL,
+      NODE_ENV: "production",
+    },
+  },
+});

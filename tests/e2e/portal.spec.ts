@@ -1,0 +1,249 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+
+const ARTIFACTS = path.resolve("tests/artifacts");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const ENDPOINTS = [
+  ["products", "products:read"],
+  ["families", "families:read"],
+  ["attributes", "attributes:read"],
+  ["categories", "categories:read"],
+  ["media", "media:read"],
+] as const;
+
+const GUIDES = [
+  "getting-started",
+  "authentication",
+  "pagination",
+  "errors",
+  "rate-limits",
+  "concepts",
+  "versioning",
+];
+
+const PAGES = [
+  "/",
+  "/docs",
+  ...GUIDES.map((g) => `/docs/${g}`),
+  "/reference",
+  ...ENDPOINTS.map(([e]) => `/reference/${e}`),
+  "/changelog",
+  "/search?q=retryAfter",
+];
+
+// Collects console errors, uncaught exceptions and requests to any other origin.
+function watch(page: Page, origin: string) {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("request", (r) => {
+    const url = r.url();
+    if (!url.startsWith(origin) && !url.startsWith("data:") && !url.startsWith("blob:")) {
+      problems.push(`third-party request: ${url}`);
+    }
+  });
+  return problems;
+}
+
+async function openTryIt(page: Page, endpoint: string) {
+  await page.goto(`/reference/${endpoint}`);
+  await expect(page.getByRole("heading", { name: "Try it" })).toBeVisible();
+  // Wait for hydration: the client form reacts only once React has attached.
+  await page.waitForFunction(() => document.querySelector("form.try-it-form") !== null);
+}
+
+async function send(page: Page) {
+  await page.getByRole("button", { name: /^Send GET/ }).click();
+  await expect(page.getByTestId("try-it-status")).toBeVisible();
+}
+
+test.describe("every page", () => {
+  for (const url of PAGES) {
+    test(`${url} renders without console errors, with a title, a description and a strict CSP`, async ({
+      page,
+      baseURL,
+    }) => {
+      const problems = watch(page, baseURL!);
+      const response = await page.goto(url);
+      expect(response?.status()).toBe(200);
+      const csp = response!.headers()["content-security-policy"] ?? "";
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toMatch(/script-src 'self' 'nonce-[^']+' 'strict-dynamic'/);
+      expect(csp).not.toContain("unsafe-inline");
+      await expect(page.locator("h1").first()).toBeVisible();
+      await page.waitForLoadState("networkidle");
+      expect(await page.title()).toMatch(/\S/);
+      expect(await page.locator('meta[name="description"]').getAttribute("content")).toMatch(/\S{10,}/);
+      expect(problems).toEqual([]);
+    });
+  }
+});
+
+test("the reference lists the five endpoints with their scopes", async ({ page }) => {
+  await page.goto("/reference");
+  for (const [name, scope] of ENDPOINTS) {
+    const row = page.getByTestId(`endpoint-${name}`);
+    await expect(row).toContainText(`/public/v1/${name}`);
+    await expect(row).toContainText(scope);
+  }
+  await expect(page.locator("tbody tr")).toHaveCount(5);
+  for (const [name, scope] of ENDPOINTS) {
+    await page.goto(`/reference/${name}`);
+    await expect(page.getByTestId("required-scope")).toHaveText(scope);
+    await expect(page.getByRole("table", { name: "Query parameters" })).toContainText("perPage");
+  }
+});
+
+test("code samples switch with the keyboard and each has a copy button", async ({ page }) => {
+  await page.goto("/reference/families");
+  const tabs = page.getByRole("tablist", { name: /samples/ }).getByRole("tab");
+  await expect(tabs).toHaveCount(3);
+  await tabs.first().focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(tabs.nth(1)).toHaveAttribute("aria-selected", "true");
+  await expect(page.locator('pre[data-language="javascript"]')).toContainText("fetch(url");
+  await page.keyboard.press("ArrowRight");
+  await expect(page.locator('pre[data-language="python"]')).toContainText("requests.get(");
+  await expect(page.getByRole("button", { name: /Copy Python/ })).toBeVisible();
+});
+
+test("try-it with the demo key shows a 200 and items", async ({ page }) => {
+  await openTryIt(page, "products");
+  await page.getByRole("button", { name: /Use the demo key/ }).click();
+  await page.getByLabel(/^perPage/).fill("3");
+  await send(page);
+  await expect(page.getByTestId("try-it-status")).toHaveText(/^200/);
+  const body = JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}");
+  expect(body.data.length).toBeGreaterThan(0);
+  expect(body.data.length).toBeLessThanOrEqual(3);
+  expect(body.pagination.perPage).toBe(3);
+  await expect(page.getByTestId("try-it-answer")).toContainText("x-ratelimit-remaining");
+  await expect(page.getByTestId("try-it-time")).toHaveText(/\d+ ms/);
+  await expect(page.getByTestId("try-it-curl")).toContainText("perPage=3");
+  // The key is kept for this tab only, and never printed in the curl.
+  expect(await page.evaluate(() => sessionStorage.getItem("pca-try-it-key"))).toMatch(/^pca_/);
+  await expect(page.getByTestId("try-it-curl")).not.toContainText("pca_");
+});
+
+test("try-it with a wrong key shows the 401 body", async ({ page }) => {
+  await openTryIt(page, "families");
+  await page.getByLabel("API key").fill("pca_this-is-not-a-key");
+  await send(page);
+  await expect(page.getByTestId("try-it-status")).toHaveText(/^401/);
+  const body = JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}");
+  expect(body).toMatchObject({ statusCode: 401, error: "Unauthorized", message: "Clé API invalide." });
+  await expect(page.getByTestId("try-it-answer")).toContainText("www-authenticate");
+});
+
+test("try-it with perPage=1000 shows the 400", async ({ page }) => {
+  await openTryIt(page, "attributes");
+  await page.getByRole("button", { name: /Use the demo key/ }).click();
+  await page.getByLabel(/^perPage/).fill("1000");
+  await send(page);
+  await expect(page.getByTestId("try-it-status")).toHaveText(/^400/);
+  const body = JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}");
+  expect(body).toMatchObject({ statusCode: 400, code: "PUBLIC_API_INVALID_QUERY" });
+  expect(body.message).toContain("perPage");
+});
+
+test("the changelog shows the 2026-06-07 entry and the roadmap, and links both feeds from its head", async ({
+  page,
+}) => {
+  await page.goto("/changelog");
+  const entry = page.locator("#2026-06-07-first-public-documentation-base");
+  await expect(entry).toContainText("First public documentation base");
+  await expect(entry.locator("time")).toHaveAttribute("datetime", "2026-06-07");
+  await expect(entry).toContainText("API keys and scopes");
+  await expect(page.locator("#roadmap")).toBeVisible();
+  await expect(page.locator("article .tag.planned")).toHaveCount(5);
+  await expect(page.locator('head link[rel="alternate"][type="application/rss+xml"]')).toHaveAttribute(
+    "href",
+    /\/changelog\/rss\.xml$/,
+  );
+  await expect(page.locator('head link[rel="alternate"][type="application/atom+xml"]')).toHaveAttribute(
+    "href",
+    /\/changelog\/atom\.xml$/,
+  );
+});
+
+test("both feeds parse as XML", async ({ page, request }) => {
+  await page.goto("/changelog");
+  for (const [url, type, root, item] of [
+    ["/changelog/rss.xml", "application/rss+xml", "rss", "item"],
+    ["/changelog/atom.xml", "application/atom+xml", "feed", "entry"],
+  ] as const) {
+    const res = await request.get(url);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-type"]).toContain(type);
+    const xml = await res.text();
+    const parsed = await page.evaluate(
+      ([text, itemName]) => {
+        const doc = new DOMParser().parseFromString(text, "application/xml");
+        return {
+          error: doc.getElementsByTagName("parsererror").length > 0,
+          root: doc.documentElement.localName,
+          titles: [...doc.getElementsByTagName(itemName)].map(
+            (i) => i.getElementsByTagName("title")[0]?.textContent,
+          ),
+        };
+      },
+      [xml, item] as const,
+    );
+    expect(parsed.error).toBe(false);
+    expect(parsed.root).toBe(root);
+    expect(parsed.titles.some((t) => t?.includes("First public documentation base"))).toBe(true);
+  }
+});
+
+test("search finds guides and reference sections", async ({ page }) => {
+  await page.goto("/");
+  await page.getByLabel("Search the documentation").fill("perPage");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/search\?q=perPage/);
+  await expect(page.locator(".search-results li").first()).toBeVisible();
+  await expect(page.locator(".search-results")).toContainText("Reference");
+  await expect(page.locator(".search-results")).toContainText("Guide");
+});
+
+test("the theme toggle switches and remembers the theme", async ({ page }) => {
+  await page.goto("/docs");
+  await page.getByRole("button", { name: /^Theme:/ }).click();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
+  await page.getByRole("button", { name: /^Theme:/ }).click();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  await page.reload();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+});
+
+test("pages are readable on a phone (no horizontal scroll)", async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ viewport: { width: 375, height: 740 }, baseURL });
+  const page = await context.newPage();
+  for (const url of ["/", "/reference/products", "/changelog", "/docs/errors"]) {
+    await page.goto(url);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, url).toBeLessThanOrEqual(1);
+  }
+  await context.close();
+});
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`screenshots (${scheme})`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto("/");
+    await page.screenshot({ path: path.join(ARTIFACTS, `landing-${scheme}.png`), fullPage: true });
+    await openTryIt(page, "products");
+    await page.getByRole("button", { name: /Use the demo key/ }).click();
+    await page.getByLabel(/^perPage/).fill("2");
+    await send(page);
+    await expect(page.getByTestId("try-it-status")).toHaveText(/^200/);
+    await page.locator(".try-it").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, `reference-try-it-${scheme}.png`), fullPage: true });
+    await page.goto("/changelog");
+    await page.screenshot({ path: path.join(ARTIFACTS, `changelog-${scheme}.png`), fullPage: true });
+  });
+}
