@@ -1,0 +1,546 @@
+// `npm run bench`: the catalog at scale (issue 5). Seeds (unless present) a `bench` organization with
+// 1,000,000 products and four organizations with 100,000 each, builds and starts the production server, the
+// ceiling (a trivial Next.js route handler) and the floor (node:http + pg + the query layer), measures every
+// scenario with autocannon on loopback, and writes bench/results/<date>.json, .md and -plans.md.
+// Environment: BENCH_DATABASE_URL (else a Postgres server is started under bench/.work on port 55440),
+// BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_RATE (req/s, 200), BENCH_CONNECTIONS (32),
+// BENCH_POOL_SIZE (DB_POOL_SIZE of the servers, 10), BENCH_PRODUCTS (1000000), BENCH_OTHER_PRODUCTS (100000),
+// BENCH_SKIP_BUILD=1 (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { openPg, type Database } from "@/db/client";
+import { migrate } from "@/db/migrate";
+import { seedOrganization } from "@/db/seed";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys";
+import { READ_SCOPES } from "@/lib/catalog/enums";
+import { newId } from "@/lib/ids";
+
+const require = createRequire(import.meta.url);
+const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; max: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+  duration: number;
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const WORK = path.join(ROOT, "bench/.work");
+const RESULTS = path.join(ROOT, "bench/results");
+const env = process.env;
+const DURATION = Number(env.BENCH_DURATION ?? 10);
+const WARMUP = Number(env.BENCH_WARMUP ?? 2);
+const RATE = Number(env.BENCH_RATE ?? 200);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+const POOL = Number(env.BENCH_POOL_SIZE ?? 10);
+const BENCH_PRODUCTS = Number(env.BENCH_PRODUCTS ?? 1_000_000);
+const OTHER_PRODUCTS = Number(env.BENCH_OTHER_PRODUCTS ?? 100_000);
+const PORTS = { app: 3410, ceiling: 3411, floor: 3412 };
+const ORGS = [
+  { slug: "bench", name: "Bench", products: BENCH_PRODUCTS, flavour: "home" as const },
+  { slug: "bench-b", name: "Bench B", products: OTHER_PRODUCTS, flavour: "fashion" as const },
+  { slug: "bench-c", name: "Bench C", products: OTHER_PRODUCTS, flavour: "home" as const },
+  { slug: "bench-d", name: "Bench D", products: OTHER_PRODUCTS, flavour: "fashion" as const },
+  { slug: "bench-e", name: "Bench E", products: OTHER_PRODUCTS, flavour: "home" as const },
+];
+const ROTATING_KEYS = 500;
+
+const children: ChildProcess[] = [];
+let stopServices: (() => void) | undefined;
+
+function log(msg: string): void {
+  console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+}
+
+function loadAverage(): number[] {
+  return os.loadavg().map((n) => Math.round(n * 100) / 100);
+}
+
+// The Postgres server: BENCH_DATABASE_URL, or one started under bench/.work (stopped at the end).
+async function databaseUrl(): Promise<string> {
+  if (env.BENCH_DATABASE_URL) return env.BENCH_DATABASE_URL;
+  const dir = path.join(WORK, "services");
+  execFileSync("bash", [path.join(ROOT, "scripts/services.sh"), "start", dir, "55440", "56390"], {
+    stdio: "inherit",
+  });
+  stopServices = () =>
+    execFileSync("bash", [path.join(ROOT, "scripts/services.sh"), "stop", dir, "55440", "56390"], {
+      stdio: "inherit",
+    });
+  const admin = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:55440/postgres" });
+  await admin.connect();
+  const exists = await admin.query("select 1 from pg_database where datname = 'catalog_bench'");
+  if (exists.rowCount === 0) await admin.query("create database catalog_bench");
+  await admin.end();
+  return "postgres://postgres@127.0.0.1:55440/catalog_bench";
+}
+
+// Seeds every bench organization that has no products yet; returns the seconds each seed took.
+async function seed(db: Database): Promise<Record<string, number>> {
+  const timesFile = path.join(WORK, "seed-seconds.json");
+  const times: Record<string, number> = existsSync(timesFile)
+    ? JSON.parse(readFileSync(timesFile, "utf8"))
+    : {};
+  for (const org of ORGS) {
+    const [row] = await db.query<{ n: number }>(
+      "select count(p.id)::int as n from organizations o left join products p on p.org_id = o.id where o.slug = $1",
+      [org.slug],
+    );
+    if (row && row.n > 0) {
+      log(`${org.slug}: ${row.n} products already there`);
+      continue;
+    }
+    log(`seeding ${org.slug} with ${org.products} products …`);
+    const t0 = performance.now();
+    let last = "";
+    await seedOrganization(db, {
+      ...org,
+      onProgress: (p) => {
+        if (p.step !== last) log(`  ${org.slug}: ${p.step}`);
+        last = p.step;
+      },
+    });
+    times[org.slug] = Math.round((performance.now() - t0) / 100) / 10;
+    log(`${org.slug} seeded in ${times[org.slug]} s`);
+    writeFileSync(timesFile, JSON.stringify(times, null, 2));
+  }
+  log("vacuum analyze (visibility map for index-only scans) …");
+  await db.exec("vacuum analyze");
+  return times;
+}
+
+// Fresh keys of the bench organization: one for the scenarios, ROTATING_KEYS for the rotation scenario.
+async function makeKeys(db: Database, orgId: string): Promise<string[]> {
+  await db.query("delete from api_keys where org_id = $1 and name = 'bench'", [orgId]);
+  const keys = Array.from({ length: ROTATING_KEYS + 1 }, () => generateApiKey());
+  await db.query(
+    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes)
+     select k.id, $1, 'bench', k.prefix, k.hash, $5::text[]
+       from unnest($2::text[], $3::text[], $4::text[]) as k(id, prefix, hash)`,
+    [orgId, keys.map(() => newId("key")), keys.map(displayPrefix), keys.map(hashApiKey), READ_SCOPES],
+  );
+  return keys;
+}
+
+interface Scenario {
+  name: string;
+  path: string;
+  /** Keys to rotate through (default: the main key). */
+  keys?: string[];
+  /** Expected status (default 200). */
+  status?: number;
+  /** Page-1 scenario, judged against the ceiling. */
+  pageOne: boolean;
+}
+
+async function scenarios(db: Database, orgId: string, keys: string[]): Promise<Scenario[]> {
+  const one = async <R>(sql: string): Promise<R> => (await db.query<R>(sql, [orgId]))[0]!;
+  const fc = await one<{ family_id: string; category_id: string }>(
+    `select family_id, category_id from products where org_id = $1 and family_id = (select family_id from products where org_id = $1 limit 1)
+      group by 1, 2 order by count(*) desc limit 1`,
+  );
+  const channel = await one<{ id: string }>(
+    "select id from channels where org_id = $1 order by code limit 1",
+  );
+  const parent = await one<{ parent_id: string }>(
+    "select parent_id from categories where org_id = $1 and parent_id is not null group by 1 order by count(*) desc limit 1",
+  );
+  // A word of the catalog's labels that is neither rare nor everywhere.
+  const label = await one<{ label: string }>(
+    "select label from products where org_id = $1 order by id limit 1 offset 777",
+  );
+  const word =
+    env.BENCH_Q ??
+    label.label
+      .split(/\s+/)
+      .filter((w) => w.length >= 5)
+      .sort((a, b) => b.length - a.length)[0] ??
+    label.label.slice(0, 5);
+  const invalid = generateApiKey();
+  const all: Scenario[] = [
+    { name: "products", path: "/public/v1/products", pageOne: true },
+    {
+      name: "products-q",
+      path: `/public/v1/products?q=${encodeURIComponent(word.toLowerCase())}`,
+      pageOne: true,
+    },
+    {
+      name: "products-family-category",
+      path: `/public/v1/products?familyId=${fc.family_id}&categoryId=${fc.category_id}`,
+      pageOne: true,
+    },
+    { name: "products-sort-label", path: "/public/v1/products?sort=label.asc", pageOne: true },
+    { name: "products-channel", path: `/public/v1/products?channelId=${channel.id}`, pageOne: true },
+    { name: "products-page-5000", path: "/public/v1/products?page=5000", pageOne: false },
+    { name: "attributes-type", path: "/public/v1/attributes?type=SELECT", pageOne: true },
+    { name: "categories-parent", path: `/public/v1/categories?parentId=${parent.parent_id}`, pageOne: true },
+    { name: "media-orphans", path: "/public/v1/media?orphansOnly=true", pageOne: true },
+    { name: "invalid-key", path: "/public/v1/products", keys: [invalid], status: 401, pageOne: false },
+    { name: "keys-500-rotation", path: "/public/v1/products", keys: keys.slice(1), pageOne: true },
+  ];
+  const only = env.BENCH_ONLY?.split(",").filter(Boolean);
+  return only ? all.filter((s) => only.includes(s.name)) : all;
+}
+
+function start(name: string, cmd: string, args: string[], extraEnv: Record<string, string>): ChildProcess {
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const logFile = path.join(WORK, `${name}.log`);
+  writeFileSync(logFile, "");
+  const append = (b: Buffer) => writeFileSync(logFile, b, { flag: "a" });
+  child.stdout!.on("data", append);
+  child.stderr!.on("data", append);
+  children.push(child);
+  return child;
+}
+
+async function waitFor(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      const res = await fetch(url, { headers });
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+// Resident memory (MB) of a process and its descendants, from /proc.
+function treeRssMb(pid: number): number {
+  const parents = new Map<number, number>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parents.set(Number(d), ppid);
+    } catch {
+      // exited
+    }
+  }
+  const tree = new Set([pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [p, pp] of parents) {
+      if (tree.has(pp) && !tree.has(p)) {
+        tree.add(p);
+        grew = true;
+      }
+    }
+  }
+  let kb = 0;
+  for (const p of tree) {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"));
+      kb += Number(m?.[1] ?? 0);
+    } catch {
+      // exited
+    }
+  }
+  return Math.round(kb / 1024);
+}
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  unexpected: number;
+  rssMb?: number;
+}
+
+function requestsFor(s: Scenario): { path: string; headers: Record<string, string> }[] | undefined {
+  if (!s.keys) return undefined;
+  return s.keys.map((k) => ({ method: "GET", path: s.path, headers: { authorization: `Bearer ${k}` } }));
+}
+
+async function cannon(
+  base: string,
+  s: Scenario,
+  mainKey: string,
+  opts: Record<string, unknown>,
+): Promise<AutocannonResult> {
+  return autocannon({
+    url: `${base}${s.path}`,
+    headers: { authorization: `Bearer ${mainKey}` },
+    requests: requestsFor(s),
+    ...opts,
+  });
+}
+
+function summarize(r: AutocannonResult, expected: number): Measure {
+  const ok = r.statusCodeStats[String(expected)]?.count ?? 0;
+  const sent = Object.values(r.statusCodeStats).reduce((a, b) => a + b.count, 0);
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    unexpected: sent - ok,
+  };
+}
+
+// Throughput at saturation (CONNECTIONS, DURATION after WARMUP) with RSS sampled, then latency at RATE req/s.
+async function measure(
+  base: string,
+  s: Scenario,
+  mainKey: string,
+  pid: number,
+): Promise<{ sat: Measure; fixed: Measure }> {
+  const expected = s.status ?? 200;
+  await cannon(base, s, mainKey, { connections: CONNECTIONS, duration: WARMUP });
+  let rss = 0;
+  const sampler = setInterval(() => (rss = Math.max(rss, treeRssMb(pid))), 500);
+  const sat = summarize(
+    await cannon(base, s, mainKey, { connections: CONNECTIONS, duration: DURATION }),
+    expected,
+  );
+  clearInterval(sampler);
+  sat.rssMb = Math.max(rss, treeRssMb(pid));
+  const fixed = summarize(
+    await cannon(base, s, mainKey, { connections: 16, duration: DURATION, overallRate: RATE }),
+    expected,
+  );
+  return { sat, fixed };
+}
+
+function table(results: ResultFile): string {
+  const pct = (a: number, b: number) => (b > 0 ? `${Math.round((100 * a) / b)}%` : "–");
+  const ceiling = results.ceiling.sat.rps;
+  const lines = [
+    `Run ${results.date} · ${results.machine.cpus} CPUs · load before ${results.machine.loadBefore.join(" / ")}, after ${results.machine.loadAfter.join(" / ")} · ` +
+      `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up) · fixed load ${RATE} req/s × ${DURATION} s · DB_POOL_SIZE=${results.settings.poolSize}`,
+    "",
+    `Ceiling (trivial Next.js route handler): **${ceiling} req/s**, p50 ${results.ceiling.fixed.p50} ms, p99 ${results.ceiling.fixed.p99} ms at ${RATE} req/s, RSS ${results.ceiling.sat.rssMb} MB.`,
+    "",
+    "| scenario | req/s (32 conn) | % of ceiling | floor req/s | % of floor | p50 ms @200 | p99 ms @200 | max ms @200 | floor p99 @200 | RSS MB | unexpected status |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of results.scenarios) {
+    lines.push(
+      `| ${r.name} | ${r.app.sat.rps} | ${pct(r.app.sat.rps, ceiling)} | ${r.floor.sat.rps} | ${pct(r.app.sat.rps, r.floor.sat.rps)} | ` +
+        `${r.app.fixed.p50} | ${r.app.fixed.p99} | ${r.app.fixed.max} | ${r.floor.fixed.p99} | ${r.app.sat.rssMb} | ${r.app.sat.unexpected + r.app.fixed.unexpected} |`,
+    );
+  }
+  lines.push(
+    "",
+    `Seeding (s): ${
+      Object.entries(results.seedSeconds)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(" · ") || "–"
+    }`,
+  );
+  return lines.join("\n");
+}
+
+interface ResultFile {
+  date: string;
+  machine: { cpus: number; loadBefore: number[]; loadAfter: number[]; node: string };
+  settings: Record<string, unknown> & { poolSize: number };
+  seedSeconds: Record<string, number>;
+  ceiling: { sat: Measure; fixed: Measure };
+  scenarios: {
+    name: string;
+    path: string;
+    app: { sat: Measure; fixed: Measure };
+    floor: { sat: Measure; fixed: Measure };
+  }[];
+}
+
+async function main(): Promise<void> {
+  mkdirSync(WORK, { recursive: true });
+  mkdirSync(RESULTS, { recursive: true });
+  const url = await databaseUrl();
+  log(`database ${url.replace(/:\/\/[^@]*@/, "://")}`);
+  const db = await openPg(url, 4);
+  await migrate(db);
+  const seedSeconds = await seed(db);
+  if (env.BENCH_SEED_ONLY === "1") {
+    await db.close();
+    return;
+  }
+  const [org] = await db.query<{ id: string }>("select id from organizations where slug = 'bench'");
+  const keys = await makeKeys(db, org!.id);
+  const list = await scenarios(db, org!.id, keys);
+  await db.close();
+
+  const next = path.join(ROOT, "node_modules/.bin/next");
+  if (env.BENCH_SKIP_BUILD !== "1") {
+    log("next build (project) …");
+    execFileSync(next, ["build"], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    log("next build (ceiling) …");
+    execFileSync(next, ["build", "bench/ceiling"], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+  }
+  const serverEnv = {
+    NODE_ENV: "production",
+    DATABASE_URL: url,
+    DB_POOL_SIZE: String(POOL),
+    RATE_LIMIT_ENABLED: "false",
+    DEMO_SEED: "never",
+  };
+  const app = start("app", next, ["start", "-H", "127.0.0.1", "-p", String(PORTS.app)], {
+    ...serverEnv,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${PORTS.app}`,
+  });
+  const ceiling = start(
+    "ceiling",
+    next,
+    ["start", "bench/ceiling", "-H", "127.0.0.1", "-p", String(PORTS.ceiling)],
+    {
+      NODE_ENV: "production",
+    },
+  );
+  const floor = start(
+    "floor",
+    process.execPath,
+    ["--conditions=react-server", "--import", "tsx", "bench/floor/server.ts"],
+    {
+      ...serverEnv,
+      PORT: String(PORTS.floor),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${PORTS.app}`,
+    },
+  );
+  const auth = { authorization: `Bearer ${keys[0]}` };
+  await Promise.all([
+    waitFor(`http://127.0.0.1:${PORTS.app}/public/v1/products`, auth),
+    waitFor(`http://127.0.0.1:${PORTS.ceiling}/ping`),
+    waitFor(`http://127.0.0.1:${PORTS.floor}/public/v1/products`, auth),
+  ]);
+  log("servers up");
+
+  // Sanity: the app and the floor answer the same page.
+  for (const s of list.filter((x) => !x.keys)) {
+    const get = async (port: number) => {
+      const res = await fetch(`http://127.0.0.1:${port}${s.path}`, { headers: auth });
+      return { status: res.status, body: (await res.json()) as { data?: unknown[]; pagination?: unknown } };
+    };
+    const [a, f] = await Promise.all([get(PORTS.app), get(PORTS.floor)]);
+    if (a.status !== 200 || JSON.stringify(a.body.data) !== JSON.stringify(f.body.data)) {
+      throw new Error(`${s.name}: the app (${a.status}) and the floor (${f.status}) disagree`);
+    }
+    log(`${s.name}: ${JSON.stringify(a.body.pagination)}`);
+  }
+
+  const loadBefore = loadAverage();
+  const date = new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replace(/:/g, "-");
+  const stem = `${date.slice(0, 10)}${env.BENCH_TAG ? `-${env.BENCH_TAG}` : ""}`;
+
+  // EXPLAIN (ANALYZE, BUFFERS) of every scenario's statements, saved beside the results.
+  const plans: string[] = [`# EXPLAIN (ANALYZE, BUFFERS) of each scenario's queries (${date})`, ""];
+  for (const s of list.filter((x) => !x.keys)) {
+    const res = await fetch(`http://127.0.0.1:${PORTS.floor}/__explain?path=${encodeURIComponent(s.path)}`, {
+      headers: auth,
+    });
+    plans.push(`# ${s.name}: \`GET ${s.path}\``, "", await res.text(), "");
+  }
+  writeFileSync(path.join(RESULTS, `${stem}-plans.md`), plans.join("\n"));
+  log("plans written");
+
+  log("ceiling …");
+  const ceilingScenario: Scenario = { name: "ceiling", path: "/ping", pageOne: false };
+  const ceilingResult = await measure(
+    `http://127.0.0.1:${PORTS.ceiling}`,
+    ceilingScenario,
+    keys[0]!,
+    ceiling.pid!,
+  );
+  log(`ceiling: ${ceilingResult.sat.rps} req/s, p99 ${ceilingResult.fixed.p99} ms`);
+  const out: ResultFile["scenarios"] = [];
+  for (const s of list) {
+    const a = await measure(`http://127.0.0.1:${PORTS.app}`, s, keys[0]!, app.pid!);
+    const f = await measure(`http://127.0.0.1:${PORTS.floor}`, s, keys[0]!, floor.pid!);
+    log(
+      `${s.name}: app ${a.sat.rps} req/s (p99@${RATE} ${a.fixed.p99} ms, RSS ${a.sat.rssMb} MB), floor ${f.sat.rps} req/s (p99 ${f.fixed.p99} ms)` +
+        (a.sat.unexpected + a.fixed.unexpected > 0
+          ? ` — ${a.sat.unexpected + a.fixed.unexpected} unexpected statuses`
+          : ""),
+    );
+    out.push({ name: s.name, path: s.path, app: a, floor: f });
+  }
+  const results: ResultFile = {
+    date,
+    machine: { cpus: os.cpus().length, loadBefore, loadAfter: loadAverage(), node: process.version },
+    settings: {
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      warmupSeconds: WARMUP,
+      fixedRate: RATE,
+      poolSize: POOL,
+    },
+    seedSeconds,
+    ceiling: ceilingResult,
+    scenarios: out,
+  };
+  writeFileSync(path.join(RESULTS, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  const md = `# Benchmark ${date}\n\n${table(results)}\n\nPlans: [${stem}-plans.md](./${stem}-plans.md)\n`;
+  writeFileSync(path.join(RESULTS, `${stem}.md`), md);
+  console.log(`\n${table(results)}\n`);
+  log(`results: bench/results/${stem}.json, .md, -plans.md`);
+}
+
+function cleanup(): void {
+  for (const c of children) {
+    try {
+      if (c.pid && c.exitCode === null) process.kill(-c.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+  try {
+    stopServices?.();
+  } catch {
+    // best effort
+  }
+}
+
+process.on("SIGINT", () => {
+  cleanup();
+  process.exit(130);
+});
+main()
+  .then(() => {
+    cleanup();
+    process.exit(0);
+  })
+  .catch((err: unknown) => {
+    console.error(err);
+    cleanup();
+    process.exit(1);
+  });
