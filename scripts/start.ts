@@ -7,7 +7,8 @@ import { ConfigError, loadConfig, type Config } from "../lib/config";
 import { buildReason } from "./lib/build";
 import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
-import { prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
+import { demoKeysPath, readDemoKeys } from "../db/api-keys";
+import { displayPath, prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
 import { removePidFile, runningServerPid, writePidFile } from "./lib/pid-file";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -57,6 +58,10 @@ function printStartData(config: Config, data: StartData) {
       `Organizations: ${data.orgSlugs.slice(0, 10).join(", ")}${data.orgSlugs.length > 10 ? ", …" : ""}`,
     );
     console.log(`To get an API key: npm run keys -- create --org ${org}${stopFirst}.`);
+    const demo = on ? readDemoKeys(config.DATA_DIR) : null;
+    if (demo?.keys.length) {
+      console.log(`Demo keys of the first start: ${displayPath(demoKeysPath(config.DATA_DIR))}`);
+    }
   } else if (data.reason === "server") {
     console.log(
       "The database has no organizations. A configured server database is never filled unasked:\n" +

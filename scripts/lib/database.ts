@@ -11,7 +11,7 @@ export class DatabaseBusyError extends Error {
     dataDir: string,
   ) {
     super(
-      `The embedded database in ${path.resolve(dataDir)} is in use by the running server (pid ${pid}); ` +
+      `The embedded database in ${path.resolve(dataDir, "pglite")} is in use by the running server (pid ${pid}); ` +
         `it cannot be opened by two processes.\n` +
         `Stop the server (Ctrl+C in its terminal, or kill ${pid}) and run this command again, ` +
         `or set DATABASE_URL to a Postgres server that both can share.`,

@@ -35,6 +35,12 @@ export type StartData =
   | { kind: "existing"; orgSlugs: string[] }
   | { kind: "empty"; reason: "never" | "server" };
 
+// A path relative to the working folder when it lies inside it, else absolute.
+export function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : file;
+}
+
 function progressPrinter(log: (line: string) => void) {
   let lastStep = "";
   let lastAt = 0;
@@ -104,7 +110,7 @@ export async function prepareStartData(
   return {
     kind: "seeded",
     keys,
-    keysFile: path.relative(process.cwd(), keysFile) || keysFile,
+    keysFile: displayPath(keysFile),
     user: { email: DEMO_USER_EMAIL, password },
     ms: performance.now() - started,
   };

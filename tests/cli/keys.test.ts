@@ -88,7 +88,8 @@ function snapshot(dir: string): string[] {
 }
 
 function keysSuite(label: string, open: () => Promise<Backend>) {
-  describe(`keys CLI on ${label}`, () => {
+  // Each step runs the CLI as a process (a PGlite boot each on the embedded default): slow on a loaded machine.
+  describe(`keys CLI on ${label}`, { timeout: 240_000 }, () => {
     let b: Backend;
     const keys = (args: string[], env: Record<string, string> = {}) =>
       runScript("scripts/keys.ts", args, { ...b.env, ...env });
