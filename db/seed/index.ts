@@ -260,44 +260,61 @@ async function seedStructure(tx: Executor, orgId: string, slug: string, f: Flavo
   return { channels, attributes, families, nouns };
 }
 
-// One batch of products [from, to]: products, their values, their media and media links.
+// One batch of products [from, to]: every choice drawn from one md5 per product, words joined from small tables.
 const BATCH_SQL = `
 create temp table seed_batch on commit drop as
 with g as (
   select n, decode(md5({seed} || ':' || n), 'hex') as h from generate_series({from}::int, {to}::int) as n
-), c as (
+), c as materialized (
   select n,
-    1 + (get_byte(h, 0) * 256 + get_byte(h, 1)) % cardinality({nouns}::text[]) as ni,
-    1 + get_byte(h, 2) % cardinality({adj_m}::text[]) as ai,
-    1 + get_byte(h, 3) % cardinality({materials}::text[]) as mi,
-    1 + get_byte(h, 4) % cardinality({colors}::text[]) as ci,
-    1 + get_byte(h, 15) % cardinality({moods}::text[]) as oi,
+    1 + (get_byte(h, 0) * 256 + get_byte(h, 1)) % {n_nouns}::int as ni,
+    1 + get_byte(h, 2) % {n_adj}::int as ai,
+    1 + get_byte(h, 3) % {n_materials}::int as mi,
+    1 + get_byte(h, 4) % {n_colors}::int as ci,
+    1 + get_byte(h, 15) % {n_moods}::int as oi,
     get_byte(h, 5) * 256 + get_byte(h, 6) as r1,
     get_byte(h, 7) * 65536 + get_byte(h, 8) * 256 + get_byte(h, 9) as r2,
     get_byte(h, 10) as r3,
     get_byte(h, 11) as r4,
     get_byte(h, 12) * 65536 + get_byte(h, 13) * 256 + get_byte(h, 14) as r5
   from g
+), nn as (
+  select * from unnest({nouns}::text[], {genders}::text[], {noun_family}::int[], {noun_leaf}::text[])
+    with ordinality as t(noun, gender, fi, category_id, i)
+), aa as (
+  select * from unnest({adj_m}::text[], {adj_f}::text[]) with ordinality as t(m, f, i)
+), mm as (
+  select * from unnest({materials}::text[], {material_codes}::text[]) with ordinality as t(material, code, i)
+), cc as (
+  select * from unnest({colors}::text[], {color_codes}::text[]) with ordinality as t(color, code, i)
+), oo as (
+  select * from unnest({moods}::text[]) with ordinality as t(mood, i)
+), ff as (
+  select * from unnest({fam_ids}::text[], {fam_sku}::text[], {fam_pmin}::int[], {fam_pmax}::int[],
+                       {fam_wmin}::int[], {fam_wmax}::int[])
+    with ordinality as t(family_id, sku, pmin, pmax, wmin, wmax, i)
 ), w as (
-  select c.*,
-    ({nouns}::text[])[ni] as noun,
-    case when ({genders}::text[])[ni] = 'f' then ({adj_f}::text[])[ai] else ({adj_m}::text[])[ai] end as adj,
-    ({materials}::text[])[mi] as material,
-    ({colors}::text[])[ci] as color,
-    ({noun_family}::int[])[ni] as fi,
-    ({noun_leaf}::text[])[ni] as category_id,
-    {base}::timestamptz + ((n - 1)::bigint * {spread}::bigint / {total}::bigint + r2 % 1000) * interval '1 millisecond' as created_at
+  select c.n, c.r1, c.r2, c.r3, c.r4, c.r5, nn.noun, nn.category_id, ff.family_id, ff.sku,
+    case when nn.gender = 'f' then aa.f else aa.m end as adj,
+    mm.material, mm.code as material_code, cc.color, cc.code as color_code, oo.mood,
+    (ff.pmin + c.r1 % (ff.pmax - ff.pmin + 1)) * 100 - (array[10, 1, 0, 50])[1 + c.r4 % 4] as price_cents,
+    ff.wmin + c.r2 % (ff.wmax - ff.wmin + 1) as weight_dg,
+    {base}::timestamptz + ((c.n - 1)::bigint * {spread}::bigint / {total}::bigint + c.r2 % 1000) * interval '1 millisecond'
+      as created_at
   from c
+  join nn on nn.i = c.ni
+  join aa on aa.i = c.ai
+  join mm on mm.i = c.mi
+  join cc on cc.i = c.ci
+  join oo on oo.i = c.oi
+  join ff on ff.i = nn.fi
 )
-select n, r1, r2, r3, r4, oi, mi, ci, noun, adj, material, color, category_id, created_at,
+select n, r1, r2, r3, r4, noun, adj, material, material_code, color, color_code, mood, category_id, family_id,
+  price_cents, weight_dg, created_at,
   'prd_' || substr(md5({slug} || ':product:' || n), 1, 20) as id,
-  {prefix} || '-' || ({fam_sku}::text[])[fi] || '-' || lpad(n::text, greatest(6, length(n::text)), '0') as identifier,
+  {prefix}::text || '-' || sku || '-' || lpad(n::text, greatest(6, length(n::text)), '0') as identifier,
   noun || ' ' || adj || ' en ' || material || ' – ' || color as label,
   noun || ' ' || adj as short_name,
-  ({fam_ids}::text[])[fi] as family_id,
-  (({fam_pmin}::int[])[fi] + r1 % (({fam_pmax}::int[])[fi] - ({fam_pmin}::int[])[fi] + 1)) * 100
-    - (array[10, 1, 0, 50])[1 + r4 % 4] as price_cents,
-  ({fam_wmin}::int[])[fi] + r2 % (({fam_wmax}::int[])[fi] - ({fam_wmin}::int[])[fi] + 1) as weight_dg,
   created_at + r5 * interval '307 milliseconds' as updated_at
 from w`;
 
@@ -316,13 +333,13 @@ cross join lateral (values
   ({a_name}, true, {ch2}, case when b.r3 % 10 < 7 then to_jsonb({brand} || ' – ' || b.label) end),
   ({a_name}, true, {ch3}, case when b.r4 % 10 < 3 then to_jsonb(b.short_name) end),
   ({a_description}, true, null, to_jsonb('Notre ' || lower(b.noun) || ' ' || b.adj || ' en ' || b.material
-      || ' apporte une touche ' || ({moods}::text[])[b.oi] || ' ' || {desc_end} || '. Coloris : ' || lower(b.color) || '.')),
+      || ' apporte une touche ' || b.mood || ' ' || {desc_end} || '. Coloris : ' || lower(b.color) || '.')),
   ({a_price}, false, null, jsonb_build_object('EUR', trim_scale(b.price_cents / 100.0))),
   ({a_promo}, true, {ch1}, case when b.r4 % 10 = 9
       then jsonb_build_object('EUR', trim_scale(round(b.price_cents * 0.8) / 100.0)) end),
   ({a_weight}, false, null, to_jsonb(trim_scale(b.weight_dg / 10.0))),
-  ({a_color}, false, null, to_jsonb(({color_codes}::text[])[b.ci])),
-  ({a_material}, false, null, to_jsonb(({material_codes}::text[])[b.mi]))
+  ({a_color}, false, null, to_jsonb(b.color_code)),
+  ({a_material}, false, null, to_jsonb(b.material_code))
 ) as v(attribute_id, scopable, channel_id, value)
 where v.value is not null
 order by b.n`;
@@ -361,6 +378,35 @@ const LINKS_SQL = `
 insert into media_links (org_id, media_id, product_id, category_id, position)
 select {org}, id, case when link = 'product' then product_id end, case when link = 'category' then category_id end, slot
 from seed_media where link is not null order by n, slot`;
+
+// Verifies that every id the batches reference (families, leaf categories, attributes, channels) is the org's.
+async function checkReferences(tx: Executor, v: Record<string, unknown>): Promise<void> {
+  const [row] = await tx.query<{ missing: string[] }>(
+    `select array(
+       select 'family ' || x from unnest($2::text[]) x
+        where not exists (select 1 from families f where f.org_id = $1 and f.id = x)
+       union all
+       select 'category ' || x from unnest($3::text[]) x
+        where not exists (select 1 from categories c where c.org_id = $1 and c.id = x)
+       union all
+       select 'attribute ' || x from unnest($4::text[], $6::bool[]) as t(x, scopable)
+        where not exists (select 1 from attributes a where a.org_id = $1 and a.id = x and a.is_scopable = t.scopable)
+       union all
+       select 'channel ' || x from unnest($5::text[]) x
+        where not exists (select 1 from channels c where c.org_id = $1 and c.id = x)
+     ) as missing`,
+    [
+      v.org,
+      v.fam_ids,
+      v.noun_leaf,
+      [v.a_sku, v.a_name, v.a_description, v.a_price, v.a_promo, v.a_weight, v.a_color, v.a_material],
+      [v.ch1, v.ch2, v.ch3],
+      // The scopable flags VALUES_SQL writes with each attribute.
+      [false, true, true, false, true, false, false, false],
+    ],
+  );
+  if (row!.missing.length > 0) throw new Error(`seed: unknown references ${row!.missing.join(", ")}`);
+}
 
 // Seeds one organization (created if missing) with a generated catalog; refuses if it already has products.
 export async function seedOrganization(
@@ -428,6 +474,11 @@ export async function seedOrganization(
       colors: flavour.colors,
       color_codes: flavour.colors.map((c) => codeOf(c)),
       moods: flavour.moods,
+      n_nouns: s.nouns.length,
+      n_adj: flavour.adjectives.length,
+      n_materials: flavour.materials.length,
+      n_colors: flavour.colors.length,
+      n_moods: flavour.moods.length,
       fam_ids: s.families.map((x) => x.id),
       fam_sku: s.families.map((x) => x.sku),
       fam_pmin: s.families.map((x) => x.price[0]),
@@ -461,6 +512,12 @@ export async function seedOrganization(
       size_video: sizes.VIDEO,
       size_document: sizes.DOCUMENT,
     };
+
+    await checkReferences(tx, values);
+    // Bulk load: every reference of the batches below is one of the ids just checked, or a product of the same
+    // batch, so the per-row foreign-key triggers are skipped when the role may do so (as pg_restore does).
+    const [role] = await tx.query<{ su: string }>("select current_setting('is_superuser') as su");
+    if (role?.su === "on") await tx.exec("set local session_replication_role = replica");
 
     progress({ step: "products", done: 0, total: products });
     for (let b = 0; b < batches; b++) {
