@@ -17,6 +17,12 @@ export async function generateMetadata(): Promise<Metadata> {
     title: { default: "Public Catalog API", template: "%s · Public Catalog API" },
     description:
       "Read-only HTTP/JSON API over your organization's product catalog: guides, reference and changelog.",
+    // An inline icon: no /favicon.ico request, nothing from another origin.
+    icons: {
+      icon: `data:image/svg+xml,${encodeURIComponent(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#3b4fd8"/><text x="16" y="22" font-family="monospace" font-size="16" font-weight="700" fill="#fff" text-anchor="middle">{}</text></svg>',
+      )}`,
+    },
     alternates: {
       types: {
         "application/rss+xml": [{ url: "/changelog/rss.xml", title: "Public Catalog API changelog (RSS)" }],
