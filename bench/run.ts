@@ -85,8 +85,9 @@ async function databaseUrl(): Promise<string> {
 }
 
 // Seeds every bench organization that has no products yet; returns the seconds each seed took.
-async function seed(db: Database): Promise<Record<string, number>> {
-  const timesFile = path.join(WORK, "seed-seconds.json");
+async function seed(db: Database, url: string): Promise<Record<string, number>> {
+  const where = new URL(url);
+  const timesFile = path.join(WORK, `seed-seconds-${where.port}-${where.pathname.slice(1)}.json`);
   const times: Record<string, number> = existsSync(timesFile)
     ? JSON.parse(readFileSync(timesFile, "utf8"))
     : {};
@@ -380,7 +381,7 @@ async function main(): Promise<void> {
   log(`database ${url.replace(/:\/\/[^@]*@/, "://")}`);
   const db = await openPg(url, 4);
   await migrate(db);
-  const seedSeconds = await seed(db);
+  const seedSeconds = await seed(db, url);
   if (env.BENCH_SEED_ONLY === "1") {
     await db.close();
     return;

@@ -84,21 +84,36 @@ export async function countWithVersion(
   return { total: Number(rows[0]?.total ?? 0), version: String(rows[0]?.version ?? "0") };
 }
 
-// The exact total of a count statement: from the cache when the catalog has not changed since, else counted (and remembered).
-// `params[0]` must be the organization id.
+// The exact total of a count statement and the catalog version it holds for: from the cache when the catalog has
+// not changed since, else counted (and remembered). `params[0]` must be the organization id.
+export async function exactTotalAt(
+  db: Queryable,
+  countSql: string,
+  params: readonly unknown[],
+): Promise<{ total: number; version: string }> {
+  const cache = countCacheFor(db);
+  const key = countKey(countSql, params);
+  if (cache.has(key)) {
+    const [row] = await db.query<{ version: string }>(VERSION_SQL, [params[0]]);
+    const version = String(row?.version ?? "0");
+    const hit = cache.get(key, version);
+    if (hit !== undefined) return { total: hit, version };
+  }
+  const counted = await countWithVersion(db, countSql, params);
+  cache.set(key, counted.version, counted.total);
+  return counted;
+}
+
+// The exact total of a count statement (see exactTotalAt).
 export async function exactTotal(
   db: Queryable,
   countSql: string,
   params: readonly unknown[],
 ): Promise<number> {
-  const cache = countCacheFor(db);
-  const key = `${countSql}\u0000${JSON.stringify(params)}`;
-  if (cache.has(key)) {
-    const [row] = await db.query<{ version: string }>(VERSION_SQL, [params[0]]);
-    const hit = cache.get(key, String(row?.version ?? "0"));
-    if (hit !== undefined) return hit;
-  }
-  const { total, version } = await countWithVersion(db, countSql, params);
-  cache.set(key, version, total);
-  return total;
+  return (await exactTotalAt(db, countSql, params)).total;
+}
+
+// The cache key of a count statement and its parameters (one filter of one organization).
+export function countKey(countSql: string, params: readonly unknown[]): string {
+  return `${countSql}\u0000${JSON.stringify(params)}`;
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { SortKey } from "@/lib/public-api/params";
-import { exactTotal } from "./count-cache";
+import { countKey, exactTotal, exactTotalAt } from "./count-cache";
+import { anchorCacheFor } from "./page-anchors";
 
 // The pagination object of every list response.
 export interface Pagination {
@@ -64,6 +65,18 @@ export function isoSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+// Offset from which a page of a single-key sort seeks from a remembered anchor instead of skipping rows.
+export const SEEK_MIN_OFFSET = 1_000;
+
+// A single-key sort that deep pages can seek in: `(column, id)` compared as a row against an anchor.
+export interface SeekSpec {
+  /** The sort column (SQL) and the type its text form is cast back to. */
+  column: string;
+  cast: string;
+  idColumn: string;
+  order: "asc" | "desc";
+}
+
 // Runs the page query and the exact total (from the count cache while the catalog is unchanged), and shapes the list response.
 export async function paginate<Row, Item>(
   db: Queryable,
@@ -72,30 +85,65 @@ export async function paginate<Row, Item>(
     perPage: number;
     /**
      * SELECT … FROM … WHERE … ORDER BY … without LIMIT/OFFSET (appended), or a function that places the
-     * LIMIT and OFFSET placeholders itself (e.g. inside a subquery that picks the page's ids first).
+     * LIMIT and OFFSET placeholders itself (e.g. inside a subquery that picks the page's ids first), and the
+     * seek condition (`and (col, id) <= (…)`, or "") right after its WHERE conditions.
      */
-    pageSql: string | ((limit: string, offset: string) => string);
+    pageSql: string | ((limit: string, offset: string, seek: string) => string);
     /** `select count(*)::int as total from … where …`; $1 is the organization. */
     countSql: string;
     params: unknown[];
     /** Parameters of the count when it uses fewer than the page query (default: the same). */
     countParams?: unknown[];
+    /** Deep pages may seek (pageSql must be a function and its rows must carry `id` and `anchor_sort`, the sort value as text). */
+    seek?: SeekSpec;
     map: (row: Row) => Item;
   },
 ): Promise<ListResult<Item>> {
   const { page, perPage, params } = opts;
   const offset = (page - 1) * perPage;
   const n = params.length;
-  const limitP = `$${n + 1}`;
-  const offsetP = `$${n + 2}`;
-  const sql =
+  const countParams = opts.countParams ?? params;
+  const build = (seek: string) =>
     typeof opts.pageSql === "function"
-      ? opts.pageSql(limitP, offsetP)
-      : `${opts.pageSql} limit ${limitP} offset ${offsetP}`;
-  const [rows, total] = await Promise.all([
-    db.query<Row>(sql, [...params, perPage, offset]),
-    exactTotal(db, opts.countSql, opts.countParams ?? params),
-  ]);
+      ? opts.pageSql(`$${n + 1}`, `$${n + 2}`, seek)
+      : `${opts.pageSql} limit $${n + 1} offset $${n + 2}`;
+
+  let rows: Row[];
+  let total: number;
+  if (opts.seek && typeof opts.pageSql === "function" && offset >= SEEK_MIN_OFFSET) {
+    // Deep page: the version first, so that an anchor of this very catalog version can be used.
+    const at = await exactTotalAt(db, opts.countSql, countParams);
+    total = at.total;
+    if (offset >= total) rows = [];
+    else {
+      const s = opts.seek;
+      const list = `${countKey(opts.countSql, countParams)}\u0000${s.column} ${s.order}`;
+      const anchors = anchorCacheFor(db);
+      const anchor = anchors.nearest(list, at.version, offset);
+      if (anchor) {
+        const op = s.order === "desc" ? "<=" : ">=";
+        const seek = `and (${s.column}, ${s.idColumn}) ${op} ($${n + 3}::${s.cast}, $${n + 4})`;
+        rows = await db.query<Row>(build(seek), [
+          ...params,
+          perPage,
+          offset - anchor.pos,
+          anchor.sort,
+          anchor.id,
+        ]);
+      } else {
+        rows = await db.query<Row>(build(""), [...params, perPage, offset]);
+      }
+      const first = rows[0] as { id?: string; anchor_sort?: string } | undefined;
+      if (first?.id !== undefined && first.anchor_sort !== undefined) {
+        anchors.set(list, at.version, { pos: offset, sort: first.anchor_sort, id: first.id });
+      }
+    }
+  } else {
+    [rows, total] = await Promise.all([
+      db.query<Row>(build(""), [...params, perPage, offset]),
+      exactTotal(db, opts.countSql, countParams),
+    ]);
+  }
   return {
     data: rows.map(opts.map),
     pagination: {

@@ -10,6 +10,8 @@ const SORT_COLUMNS = {
   status: "p.status",
   updatedAt: "p.updated_at",
 };
+// The type each sort column's text form is cast back to when a deep page seeks from an anchor.
+const SORT_CASTS = { identifier: "text", label: "text", status: "text", updatedAt: "timestamptz" };
 
 interface Row {
   id: string;
@@ -57,10 +59,17 @@ export async function listProducts(
   const order = orderBy(q.sort, SORT_COLUMNS, "p.id");
   // The page's ids are picked first from the (org, sort, id) index alone, then only those rows are joined:
   // a deep page skips index entries, not joined rows.
-  const pageSql = (limit: string, offset: string) => `select p.id, p.identifier, ${label} as label, p.status,
+  const single = q.sort.length === 1 ? q.sort[0]! : undefined;
+  const sortColumn = single ? SORT_COLUMNS[single.field as keyof typeof SORT_COLUMNS] : "null";
+  const pageSql = (
+    limit: string,
+    offset: string,
+    seek: string,
+  ) => `select p.id, k.anchor_sort, p.identifier, ${label} as label, p.status,
         p.family_id, f.label as family_label, p.category_id, c.label as category_label,
         ${isoSql("p.updated_at")} as updated_at
-      from (select p.id from products p where ${where} order by ${order} limit ${limit} offset ${offset}) k
+      from (select p.id, ${sortColumn}::text as anchor_sort from products p
+             where ${where} ${seek} order by ${order} limit ${limit} offset ${offset}) k
       join products p on p.org_id = $1 and p.id = k.id
       join families f on f.org_id = p.org_id and f.id = p.family_id
       join categories c on c.org_id = p.org_id and c.id = p.category_id
@@ -74,6 +83,14 @@ export async function listProducts(
     countSql,
     params: where.params,
     countParams,
+    seek: single
+      ? {
+          column: sortColumn,
+          cast: SORT_CASTS[single.field as keyof typeof SORT_CASTS],
+          idColumn: "p.id",
+          order: single.order,
+        }
+      : undefined,
     map: (r) => ({
       id: r.id,
       identifier: r.identifier,

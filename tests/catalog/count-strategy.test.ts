@@ -20,12 +20,14 @@ function productsQuery(search: string): ProductsQuery {
 }
 
 // Counts the statements that go through a real database handle (a spy, not a stand-in: every call reaches the database).
-function spy(db: Database): Queryable & { counts: number; statements: number } {
+function spy(db: Database): Queryable & { counts: number; statements: number; statementsText: string[] } {
   const s = {
     counts: 0,
     statements: 0,
+    statementsText: [] as string[],
     query: async <R>(text: string, params?: readonly unknown[]) => {
       s.statements++;
+      s.statementsText.push(text);
       if (/count\(\*\)/.test(text)) s.counts++;
       return db.query<R>(text, params);
     },
@@ -79,7 +81,7 @@ async function trueCount(db: Database, where = "true"): Promise<number> {
 }
 
 // The plain OFFSET page (the query shape before the deferred join), as the reference for every page.
-async function plainOffsetIds(db: Database, search: string): Promise<string[]> {
+async function plainOffsetIds(db: Database, search: string, org = ORG): Promise<string[]> {
   const q = productsQuery(search);
   const cols: Record<string, string> = {
     identifier: "p.identifier",
@@ -89,7 +91,7 @@ async function plainOffsetIds(db: Database, search: string): Promise<string[]> {
   };
   const order = [...q.sort.map((k) => `${cols[k.field]} ${k.order}`), `p.id ${q.sort[0]!.order}`].join(", ");
   const conds = ["p.org_id = $1"];
-  const params: unknown[] = [ORG];
+  const params: unknown[] = [org];
   if (q.familyId) conds.push(`p.family_id = $${params.push(q.familyId)}`);
   if (q.categoryId) conds.push(`p.category_id = $${params.push(q.categoryId)}`);
   const rows = await db.query<{ id: string }>(
@@ -250,6 +252,59 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       }
       expect(seen.length).toBe(await trueCount(db));
       expect(new Set(seen).size).toBe(seen.length);
+    });
+
+    it("seeks deep pages from remembered anchors with exactly the plain OFFSET result, and forgets them when the catalog changes", async () => {
+      const DEEP = "org_deep";
+      await db.exec(`
+        insert into organizations (id, slug, name) values ('${DEEP}', 'deep', 'Deep');
+        insert into families (id, org_id, slug, code, label) values ('fam_d1', '${DEEP}', 'd1', 'd1', 'Un'), ('fam_d2', '${DEEP}', 'd2', 'd2', 'Deux');
+        insert into categories (id, org_id, slug, label) values ('cat_d', '${DEEP}', 'd', 'D');
+        insert into products (id, org_id, identifier, label, status, family_id, category_id, updated_at)
+        select 'prd_d' || lpad(i::text, 5, '0'), '${DEEP}', 'D-' || (i * 7919 % 2600),
+               (array['Chaise', 'Table', 'Lampe', 'Étagère'])[1 + i % 4] || ' ' || (i % 13),
+               (array['draft', 'published', 'archived'])[1 + i % 3],
+               case when i % 3 = 0 then 'fam_d1' else 'fam_d2' end, 'cat_d',
+               timestamptz '2026-02-01T00:00:00.123Z' + ((i / 2) || ' seconds')::interval
+          from generate_series(1, 2600) i;
+      `);
+      const s = spy(db);
+      const seeks = () => s.statementsText.filter((t) => /\) [<>]= \(\$\d+::/.test(t)).length;
+      const check = async (c: string) => {
+        const got = await listProducts(s, DEEP, productsQuery(c));
+        expect(
+          got.data.map((p) => p.id),
+          c,
+        ).toEqual(await plainOffsetIds(db, c, DEEP));
+        return got;
+      };
+      const sorts = [
+        "",
+        "&sort=updatedAt.asc",
+        "&sort=label.asc",
+        "&sort=identifier.desc",
+        "&sort=status.desc",
+        "&familyId=fam_d2",
+      ];
+      for (const sort of sorts) {
+        for (const page of [22, 22, 23, 15, 26, 11, 25]) await check(`perPage=50&page=${page}${sort}`);
+      }
+      expect(seeks()).toBeGreaterThan(20);
+      const past = await check("perPage=100&page=27");
+      expect(past.data).toEqual([]);
+      expect(past.pagination.total).toBe(2600);
+
+      // A new newest product shifts every page by one: the anchors of the old version must not be used.
+      await db.query(
+        `insert into products (id, org_id, identifier, label, family_id, category_id, updated_at)
+         values ('prd_dnew', $1, 'D-NEW', 'Neuve', 'fam_d2', 'cat_d', '2027-01-01')`,
+        [DEEP],
+      );
+      for (const sort of ["", "&familyId=fam_d2"]) {
+        for (const page of [22, 23, 15]) await check(`perPage=50&page=${page}${sort}`);
+      }
+      await db.query("delete from products where org_id = $1 and id in ('prd_d00100', 'prd_dnew')", [DEEP]);
+      for (const page of [22, 22, 11]) await check(`perPage=50&page=${page}`);
     });
 
     it("keeps one cache per database handle", async () => {
