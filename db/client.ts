@@ -110,7 +110,8 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike): Database {
 // A Postgres server over TCP with node-postgres.
 export async function openPg(connectionString: string, max = 10): Promise<Database> {
   const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+  // A bounded connect wait: an unreachable server must give a 503, never a hung request.
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
   pool.on("error", (err) => console.error("[db] idle client error:", err.message));
   return poolDatabase("pg", pool as unknown as PoolLike);
 }

@@ -1,0 +1,44 @@
+// A database that cannot be reached gives 503 PUBLIC_API_UNAVAILABLE with Retry-After, never a 500 or a hang.
+import { createServer } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { openPg, type Database } from "@/db/client";
+import { generateApiKey } from "@/lib/api-keys";
+import { loadConfig } from "@/lib/config";
+import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
+import { call } from "../support/api";
+
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe("database unreachable", () => {
+  let db: Database | undefined;
+  afterAll(async () => {
+    setRuntime(undefined);
+    await db?.close();
+  });
+
+  it("answers 503 with Retry-After for a key that needs a look-up", async () => {
+    const port = await closedPort();
+    db = await openPg(`postgres://postgres@127.0.0.1:${port}/postgres`, 2);
+    setRuntime(createRuntime(loadConfig({ RATE_LIMIT_ENABLED: "false" }), db));
+    const key = generateApiKey();
+    const started = Date.now();
+    const res = await call("/public/v1/products", { key });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({
+      statusCode: 503,
+      error: "Service Unavailable",
+      code: "PUBLIC_API_UNAVAILABLE",
+    });
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
+  });
+});
