@@ -1,5 +1,5 @@
 // `npm start`: checks the configuration, builds when needed, prepares the database (demo on first embedded start),
-// then runs `next start` in the foreground.
+// then runs the production server (scripts/serve.mjs: Next.js behind node:http) in the foreground.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,6 +74,7 @@ function printStartData(config: Config, data: StartData) {
 
 async function main() {
   loadEnvFiles(ROOT);
+  process.env.NEXT_TELEMETRY_DISABLED ??= "1"; // no network here, and nothing to report
   let config: Config;
   try {
     config = loadConfig();
@@ -130,12 +131,16 @@ async function main() {
   process.off("SIGINT", onEarlySignal);
   process.off("SIGTERM", onEarlySignal);
 
-  const child = spawn(NEXT_BIN, ["start", "-p", String(config.PORT)], { cwd: ROOT, stdio: "inherit" });
+  const child = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs")], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, PORT: String(config.PORT), NODE_ENV: "production" },
+  });
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, forward(signal));
   child.on("error", (err) => {
     removePidFile(config.DATA_DIR);
-    fail(`Could not run next start: ${err.message}`);
+    fail(`Could not start the server: ${err.message}`);
   });
   child.on("exit", (code, signal) => {
     removePidFile(config.DATA_DIR);

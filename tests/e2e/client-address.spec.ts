@@ -1,0 +1,22 @@
+// The production server (scripts/serve.mjs) decides the client address: a forged X-Forwarded-For cannot spread
+// failed key look-ups over many addresses to escape the per-address limit (AUTH_FAILURE_LIMIT, default 100 per 60 s).
+import { expect, test } from "@playwright/test";
+import { generateApiKey } from "../../lib/api-keys";
+
+test("rotating a forged X-Forwarded-For does not escape the failed-authentication limit", async ({ request }) => {
+  let firstLimited = -1;
+  for (let i = 0; i < 130 && firstLimited < 0; i++) {
+    const res = await request.get("/public/v1/families", {
+      headers: { authorization: `Bearer ${generateApiKey()}`, "x-forwarded-for": `198.51.100.${i % 250}` },
+    });
+    if (res.status() === 429) {
+      firstLimited = i;
+      const body = await res.json();
+      expect(body.code).toBe("PUBLIC_API_RATE_LIMIT_EXCEEDED");
+      expect(res.headers()["retry-after"]).toBe(String(body.retryAfter));
+    } else {
+      expect(res.status()).toBe(401);
+    }
+  }
+  expect(firstLimited).toBe(100);
+});
