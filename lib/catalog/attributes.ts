@@ -12,7 +12,11 @@ const SORT_COLUMNS = {
 };
 
 // Lists the attributes of one organization.
-export async function listAttributes(db: Queryable, orgId: string, q: AttributesQuery): Promise<ListResult<Attribute>> {
+export async function listAttributes(
+  db: Queryable,
+  orgId: string,
+  q: AttributesQuery,
+): Promise<ListResult<Attribute>> {
   const where = new Where("a.org_id", orgId);
   if (q.type?.length) where.and("a.type = any(?::text[])", [...new Set(q.type)]);
   if (q.uniqueValue !== undefined) where.and("a.unique_value = ?", q.uniqueValue);

@@ -6,7 +6,11 @@ import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./
 const SORT_COLUMNS = { slug: "c.slug", label: "c.label_sort", updatedAt: "c.updated_at" };
 
 // Lists the categories of one organization (parentId=null: the roots).
-export async function listCategories(db: Queryable, orgId: string, q: CategoriesQuery): Promise<ListResult<Category>> {
+export async function listCategories(
+  db: Queryable,
+  orgId: string,
+  q: CategoriesQuery,
+): Promise<ListResult<Category>> {
   const where = new Where("c.org_id", orgId);
   if (q.parentId === "null") where.and("c.parent_id is null");
   else if (q.parentId) where.and("c.parent_id = ?", q.parentId);

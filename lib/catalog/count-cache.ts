@@ -69,6 +69,10 @@ export function countCacheFor(db: Queryable): CountCache {
 export const VERSION_SQL =
   "select coalesce((select version::text from catalog_versions where org_id = $1), '0') as version";
 
+// SQL of the same version as a column of another statement on the organization in $1 (one snapshot with its rows).
+export const VERSION_COLUMN =
+  "coalesce((select version::text from catalog_versions where org_id = $1), '0') as catalog_version";
+
 // Runs a count statement and reads the catalog version in the same statement (one snapshot), so the pair is consistent.
 export async function countWithVersion(
   db: Queryable,

@@ -6,7 +6,11 @@ import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./
 const SORT_COLUMNS = { code: "f.code", slug: "f.slug", label: "f.label_sort", updatedAt: "f.updated_at" };
 
 // Lists the families of one organization.
-export async function listFamilies(db: Queryable, orgId: string, q: FamiliesQuery): Promise<ListResult<Family>> {
+export async function listFamilies(
+  db: Queryable,
+  orgId: string,
+  q: FamiliesQuery,
+): Promise<ListResult<Family>> {
   const where = new Where("f.org_id", orgId);
   addSearch(where, "f.search", q.q);
   return paginate<Family, Family>(db, {

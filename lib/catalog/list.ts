@@ -1,7 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { SortKey } from "@/lib/public-api/params";
-import { countKey, exactTotal, exactTotalAt } from "./count-cache";
+import { countCacheFor, countKey, exactTotal, exactTotalAt } from "./count-cache";
 import { anchorCacheFor } from "./page-anchors";
 
 // The pagination object of every list response.
@@ -94,6 +94,8 @@ export async function paginate<Row, Item>(
     params: unknown[];
     /** Parameters of the count when it uses fewer than the page query (default: the same). */
     countParams?: unknown[];
+    /** The page rows carry `catalog_version` (VERSION_COLUMN): with a cached total, a non-empty page needs no other statement. */
+    versionInPage?: boolean;
     /** Deep pages may seek (pageSql must be a function and its rows must carry `id` and `anchor_sort`, the sort value as text). */
     seek?: SeekSpec;
     map: (row: Row) => Item;
@@ -138,6 +140,14 @@ export async function paginate<Row, Item>(
         anchors.set(list, at.version, { pos: offset, sort: first.anchor_sort, id: first.id });
       }
     }
+  } else if (opts.versionInPage && countCacheFor(db).has(countKey(opts.countSql, countParams))) {
+    rows = await db.query<Row>(build(""), [...params, perPage, offset]);
+    const version = (rows[0] as { catalog_version?: string } | undefined)?.catalog_version;
+    const hit =
+      version === undefined
+        ? undefined
+        : countCacheFor(db).get(countKey(opts.countSql, countParams), String(version));
+    total = hit ?? (await exactTotal(db, opts.countSql, countParams));
   } else {
     [rows, total] = await Promise.all([
       db.query<Row>(build(""), [...params, perPage, offset]),

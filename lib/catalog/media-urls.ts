@@ -1,5 +1,9 @@
 // Absolute URLs of a media file and of its thumbnail, served by app/media (the embedded demo serves the files itself).
-export function mediaUrls(baseUrl: string, orgSlug: string, fileName: string): { mediaUrl: string; thumbnailUrl: string } {
+export function mediaUrls(
+  baseUrl: string,
+  orgSlug: string,
+  fileName: string,
+): { mediaUrl: string; thumbnailUrl: string } {
   const org = encodeURIComponent(orgSlug);
   const file = encodeURIComponent(fileName);
   return {

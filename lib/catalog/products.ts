@@ -2,6 +2,7 @@ import "server-only";
 import type { Queryable } from "@/db/client";
 import { PublicApiError } from "@/lib/public-api/errors";
 import type { Product, ProductsQuery } from "@/lib/public-api/schemas";
+import { VERSION_COLUMN } from "./count-cache";
 import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
 
 const SORT_COLUMNS = {
@@ -67,7 +68,7 @@ export async function listProducts(
     seek: string,
   ) => `select p.id, k.anchor_sort, p.identifier, ${label} as label, p.status,
         p.family_id, f.label as family_label, p.category_id, c.label as category_label,
-        ${isoSql("p.updated_at")} as updated_at
+        ${isoSql("p.updated_at")} as updated_at, ${VERSION_COLUMN}
       from (select p.id, ${sortColumn}::text as anchor_sort from products p
              where ${where} ${seek} order by ${order} limit ${limit} offset ${offset}) k
       join products p on p.org_id = $1 and p.id = k.id
@@ -83,6 +84,7 @@ export async function listProducts(
     countSql,
     params: where.params,
     countParams,
+    versionInPage: true,
     seek: single
       ? {
           column: sortColumn,

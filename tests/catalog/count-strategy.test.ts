@@ -125,10 +125,13 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       expect(first.pagination.total).toBe(250);
       expect(s.counts).toBe(1);
 
-      // Unchanged catalog: the total comes from the cache, no count runs.
+      // Unchanged catalog: the total comes from the cache, no count runs, and the page (which carries the
+      // catalog version) is the only statement.
+      const before = s.statements;
       const again = await listProducts(s, ORG, productsQuery("page=3"));
       expect(again.pagination.total).toBe(250);
       expect(s.counts).toBe(1);
+      expect(s.statements - before).toBe(1);
 
       await addProduct(db, "prd_new1");
       await addProduct(db, "prd_new2");
