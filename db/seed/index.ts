@@ -23,6 +23,8 @@ export interface SeedOrganizationOptions {
   onProgress?: (p: SeedProgress) => void;
   /** Products generated per SQL batch (default 50,000). */
   batchSize?: number;
+  /** Batches run at once on a server (default 2; PGlite always runs one, in a single transaction). */
+  concurrency?: number;
 }
 
 // The two demo organizations seeded at first start.
@@ -408,6 +410,23 @@ async function checkReferences(tx: Executor, v: Record<string, unknown>): Promis
   if (row!.missing.length > 0) throw new Error(`seed: unknown references ${row!.missing.join(", ")}`);
 }
 
+// Bulk load: every reference of a batch is an id verified by checkReferences or a product of the same batch, so
+// the per-row foreign-key triggers are skipped when the role may do so (as pg_restore does).
+async function bulkLoad(tx: Executor): Promise<void> {
+  const [role] = await tx.query<{ su: string }>("select current_setting('is_superuser') as su");
+  if (role?.su === "on") await tx.exec("set local session_replication_role = replica");
+}
+
+// Deletes what a failed seed left of an organization (the organization itself when the seed created it).
+async function removeCatalog(db: Database, orgId: string, withOrganization: boolean): Promise<void> {
+  if (withOrganization) {
+    await db.query("delete from organizations where id = $1", [orgId]);
+    return;
+  }
+  for (const table of [...CATALOG_TABLES].reverse())
+    await db.query(`delete from ${table} where org_id = $1`, [orgId]);
+}
+
 // Seeds one organization (created if missing) with a generated catalog; refuses if it already has products.
 export async function seedOrganization(
   db: Database,
@@ -434,8 +453,10 @@ export async function seedOrganization(
   const orgId = existing?.id ?? stableId("org", `org:${slug}`);
   const sizes = mediaFileSizes();
   const batches = Math.ceil(products / batchSize);
+  const concurrency = db.driver === "pglite" ? 1 : Math.max(1, opts.concurrency ?? 2);
 
-  await db.transaction(async (tx) => {
+  // Creates the organization and its structure; returns the parameters of the product batches.
+  const prepare = async (tx: Executor) => {
     const [again] = await tx.query<{ n: number }>(
       "select count(*)::int as n from products p join organizations o on o.id = p.org_id where o.slug = $1",
       [slug],
@@ -514,27 +535,61 @@ export async function seedOrganization(
     };
 
     await checkReferences(tx, values);
-    // Bulk load: every reference of the batches below is one of the ids just checked, or a product of the same
-    // batch, so the per-row foreign-key triggers are skipped when the role may do so (as pg_restore does).
-    const [role] = await tx.query<{ su: string }>("select current_setting('is_superuser') as su");
-    if (role?.su === "on") await tx.exec("set local session_replication_role = replica");
+    return values;
+  };
 
-    progress({ step: "products", done: 0, total: products });
-    for (let b = 0; b < batches; b++) {
-      const from = b * batchSize + 1;
-      const to = Math.min(products, (b + 1) * batchSize);
-      const v = { ...values, from, to };
-      await tx.exec("drop table if exists pg_temp.seed_batch; drop table if exists pg_temp.seed_media");
-      await run(tx, BATCH_SQL, v);
-      await run(tx, PRODUCTS_SQL, v);
-      await run(tx, VALUES_SQL, v);
-      await run(tx, MEDIA_BATCH_SQL, v);
-      await run(tx, MEDIA_SQL, v);
-      await run(tx, LINKS_SQL, v);
-      progress({ step: "products", done: to, total: products });
-    }
+  // One batch of products and what hangs off them, on one connection.
+  const runBatch = async (tx: Executor, b: number) => {
+    const v = { ...values!, from: b * batchSize + 1, to: Math.min(products, (b + 1) * batchSize) };
     await tx.exec("drop table if exists pg_temp.seed_batch; drop table if exists pg_temp.seed_media");
-  });
+    for (const sql of [BATCH_SQL, PRODUCTS_SQL, VALUES_SQL, MEDIA_BATCH_SQL, MEDIA_SQL, LINKS_SQL])
+      await run(tx, sql, v);
+    await tx.exec("drop table if exists pg_temp.seed_batch; drop table if exists pg_temp.seed_media");
+    return v.to - v.from + 1;
+  };
+
+  let values: Record<string, unknown> | undefined;
+  let done = 0;
+  if (concurrency === 1) {
+    // Embedded database (one connection): the whole organization in one transaction.
+    await db.transaction(async (tx) => {
+      values = await prepare(tx);
+      await bulkLoad(tx);
+      progress({ step: "products", done: 0, total: products });
+      for (let b = 0; b < batches; b++) {
+        done += await runBatch(tx, b);
+        progress({ step: "products", done, total: products });
+      }
+    });
+  } else {
+    // Server: the structure first, then batches on several connections, each in its own transaction; on failure
+    // the partly seeded organization is removed.
+    values = await db.transaction(prepare);
+    progress({ step: "products", done: 0, total: products });
+    let next = 0;
+    let failure: { error: unknown } | undefined;
+    const worker = async () => {
+      while (next < batches && !failure) {
+        const b = next++;
+        try {
+          done += await db.transaction(async (tx) => {
+            await bulkLoad(tx);
+            return runBatch(tx, b);
+          });
+          progress({ step: "products", done, total: products });
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, batches) }, worker));
+    if (failure) {
+      await removeCatalog(db, orgId, !existing).catch((e) =>
+        console.error(`[seed] cleanup of ${slug} failed: ${e instanceof Error ? e.message : e}`),
+      );
+      throw failure.error;
+    }
+  }
 
   progress({ step: "analyze", done: 0, total: 1 });
   await db.exec(
