@@ -111,7 +111,12 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike): Database {
 export async function openPg(connectionString: string, max = 10): Promise<Database> {
   const { default: pg } = await import("pg");
   // A bounded connect wait: an unreachable server must give a 503, never a hung request.
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
   pool.on("error", (err) => console.error("[db] idle client error:", err.message));
   return poolDatabase("pg", pool as unknown as PoolLike);
 }

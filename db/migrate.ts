@@ -23,7 +23,12 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .map((file) => {
       const sql = readFileSync(path.join(dir, file), "utf8");
       const [, version, name] = /^(\d{4})_(.+)\.sql$/.exec(file)!;
-      return { version: version!, name: name!, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+      return {
+        version: version!,
+        name: name!,
+        sql,
+        checksum: createHash("sha256").update(sql).digest("hex"),
+      };
     });
 }
 
@@ -39,16 +44,20 @@ export async function migrate(db: Database, migrations = listMigrations()): Prom
       applied_at timestamptz(3) not null default now()
     )`);
     const applied = new Map(
-      (await tx.query<{ version: string; checksum: string }>("select version, checksum from schema_migrations")).map(
-        (r) => [r.version, r.checksum],
-      ),
+      (
+        await tx.query<{ version: string; checksum: string }>(
+          "select version, checksum from schema_migrations",
+        )
+      ).map((r) => [r.version, r.checksum]),
     );
     const done: string[] = [];
     for (const m of migrations) {
       const known = applied.get(m.version);
       if (known) {
         if (known !== m.checksum) {
-          throw new Error(`Migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead.`);
+          throw new Error(
+            `Migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead.`,
+          );
         }
         continue;
       }

@@ -43,7 +43,9 @@ export const configSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
   AUTH_FAILURE_LIMIT: int(1, 1_000_000).default(100),
   AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
-  RATE_LIMIT_ON_BACKEND_ERROR: z.enum(["allow", "refuse"], { error: "expected allow or refuse" }).default("allow"),
+  RATE_LIMIT_ON_BACKEND_ERROR: z
+    .enum(["allow", "refuse"], { error: "expected allow or refuse" })
+    .default("allow"),
   RATE_LIMIT_TIMEOUT_MS: int(10, 10_000).default(250),
   TRUST_PROXY: bool.default(false),
   KEY_CACHE_TTL_SECONDS: int(0, 300).default(5),
@@ -63,7 +65,10 @@ export type Config = z.infer<typeof configSchema> & {
 
 // A configuration value that stops start-up; its message names the variable.
 export class ConfigError extends Error {
-  constructor(readonly variables: string[], message: string) {
+  constructor(
+    readonly variables: string[],
+    message: string,
+  ) {
     super(message);
     this.name = "ConfigError";
   }

@@ -7,7 +7,18 @@ const file = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(readFileSync(file, "utf8"));
 const pkgs = lock.packages;
 
-const OS = ["darwin", "win32", "linux", "android", "freebsd", "openharmony", "sunos", "aix", "netbsd", "openbsd"];
+const OS = [
+  "darwin",
+  "win32",
+  "linux",
+  "android",
+  "freebsd",
+  "openharmony",
+  "sunos",
+  "aix",
+  "netbsd",
+  "openbsd",
+];
 const CPU = ["arm64", "x64", "ia32", "arm", "loong64", "ppc64", "riscv64", "s390x", "wasm32"];
 
 function platform(name) {
@@ -31,6 +42,8 @@ for (const [where, meta] of Object.entries(pkgs)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(pkgs).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`package-lock.json: ${added} platform package(s) added`);

@@ -26,7 +26,9 @@ function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv):
     const child = spawn(cmd, args, { cwd: root, env, stdio: "inherit" });
     child.on("exit", (code, signal) => {
       const status = code ?? (signal ? 1 : 0);
-      console.log(`◀ ${name}: ${status === 0 ? "ok" : `failed (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `◀ ${name}: ${status === 0 ? "ok" : `failed (exit ${status})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       resolve(status);
     });
   });
@@ -41,7 +43,11 @@ interface Counts {
 function vitestCounts(file: string): Counts | undefined {
   if (!existsSync(file)) return undefined;
   const r = JSON.parse(readFileSync(file, "utf8"));
-  return { passed: r.numPassedTests ?? 0, failed: r.numFailedTests ?? 0, skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) };
+  return {
+    passed: r.numPassedTests ?? 0,
+    failed: r.numFailedTests ?? 0,
+    skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0),
+  };
 }
 
 function playwrightCounts(file: string): Counts | undefined {
@@ -65,12 +71,18 @@ async function main() {
     pgPort = await freePort();
     redisPort = await freePort();
     console.log(`Starting Postgres (:${pgPort}) and Redis (:${redisPort}) for the suites…`);
-    const out = spawnSync("bash", [path.join(root, "scripts/services.sh"), "start", servicesDir, String(pgPort), String(redisPort)], {
-      encoding: "utf8",
-    });
+    const out = spawnSync(
+      "bash",
+      [path.join(root, "scripts/services.sh"), "start", servicesDir, String(pgPort), String(redisPort)],
+      {
+        encoding: "utf8",
+      },
+    );
     if (out.status !== 0) {
       console.error(out.stderr || out.stdout);
-      console.error("Could not start Postgres/Redis: install them (apt-get install postgresql redis-server) or set TEST_DATABASE_URL and TEST_REDIS_URL.");
+      console.error(
+        "Could not start Postgres/Redis: install them (apt-get install postgresql redis-server) or set TEST_DATABASE_URL and TEST_REDIS_URL.",
+      );
       process.exit(1);
     }
     for (const line of out.stdout.split("\n")) {
@@ -90,26 +102,43 @@ async function main() {
     await step("format", bin("prettier"), ["--check", "--log-level", "warn", "."]);
     await step("lint", bin("eslint"), [".", "--max-warnings", "0"]);
     await step("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
-    await step("unit", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);
+    await step("unit", bin("vitest"), [
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${vitestJson}`,
+    ]);
     if (existsSync(path.join(root, "playwright.config.ts"))) {
       env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightJson;
       await step("e2e", bin("playwright"), ["test", "--reporter=list,json"]);
     }
   } finally {
-    if (servicesDir) spawnSync("bash", [path.join(root, "scripts/services.sh"), "stop", servicesDir, String(pgPort), String(redisPort)]);
+    if (servicesDir)
+      spawnSync("bash", [
+        path.join(root, "scripts/services.sh"),
+        "stop",
+        servicesDir,
+        String(pgPort),
+        String(redisPort),
+      ]);
   }
 
   const counts = [vitestCounts(vitestJson), playwrightCounts(playwrightJson)].filter(Boolean) as Counts[];
-  const total = counts.reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }), {
-    passed: 0,
-    failed: 0,
-    skipped: 0,
-  });
+  const total = counts.reduce(
+    (a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }),
+    {
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+    },
+  );
   rmSync(work, { recursive: true, force: true });
   console.log("\nSummary:");
   for (const [name, code] of results) console.log(`  ${code === 0 ? "✔" : "✘"} ${name}`);
   const failedSteps = results.filter(([, c]) => c !== 0).length;
-  console.log(`tests: ${total.passed} passed, ${total.failed + (failedSteps && !total.failed ? failedSteps : 0)} failed, ${total.skipped} skipped`);
+  console.log(
+    `tests: ${total.passed} passed, ${total.failed + (failedSteps && !total.failed ? failedSteps : 0)} failed, ${total.skipped} skipped`,
+  );
   process.exit(failedSteps ? 1 : 0);
 }
 

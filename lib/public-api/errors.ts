@@ -1,6 +1,10 @@
 // Every error the public API can answer, one table: status, stable code, HTTP reason phrase, default French message.
 export const ERRORS = {
-  PUBLIC_API_INVALID_QUERY: { status: 400, error: "Bad Request", message: "Paramètres de requête invalides." },
+  PUBLIC_API_INVALID_QUERY: {
+    status: 400,
+    error: "Bad Request",
+    message: "Paramètres de requête invalides.",
+  },
   PUBLIC_API_KEY_MISSING: { status: 401, error: "Unauthorized", message: "Clé API manquante." },
   PUBLIC_API_KEY_INVALID: { status: 401, error: "Unauthorized", message: "Clé API invalide." },
   PUBLIC_API_KEY_EXPIRED: { status: 401, error: "Unauthorized", message: "Clé API expirée." },

@@ -2,12 +2,24 @@ import { z } from "zod";
 import { ERRORS, type ErrorCode } from "./errors";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import type { ParamDef } from "./params";
-import { attributeSchema, categorySchema, familySchema, mediaSchema, paginationSchema, productSchema } from "./schemas";
+import {
+  attributeSchema,
+  categorySchema,
+  familySchema,
+  mediaSchema,
+  paginationSchema,
+  productSchema,
+} from "./schemas";
 
 type Json = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
-  const { $schema: _s, $id: _i, id: _id, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+  const {
+    $schema: _s,
+    $id: _i,
+    id: _id,
+    ...rest
+  } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
   return rest;
 }
 
@@ -254,7 +266,11 @@ export function buildOpenApiDocument(baseUrl: string): Json {
           required: ["statusCode", "message", "error", "code", "requestId"],
           properties: {
             statusCode: { type: "integer", description: "HTTP status.", example: 401 },
-            message: { type: "string", description: "Human-readable text, in French.", example: "Clé API invalide." },
+            message: {
+              type: "string",
+              description: "Human-readable text, in French.",
+              example: "Clé API invalide.",
+            },
             error: { type: "string", description: "HTTP reason phrase.", example: "Unauthorized" },
             code: {
               type: "string",
@@ -262,7 +278,11 @@ export function buildOpenApiDocument(baseUrl: string): Json {
               description: "Stable machine-readable code.",
               example: "PUBLIC_API_KEY_INVALID",
             },
-            requestId: { type: "string", description: "Also in the X-Request-Id header.", example: EXAMPLE_REQUEST_ID },
+            requestId: {
+              type: "string",
+              description: "Also in the X-Request-Id header.",
+              example: EXAMPLE_REQUEST_ID,
+            },
             retryAfter: {
               type: "integer",
               minimum: 1,
@@ -273,9 +293,13 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         },
       },
       headers: {
-        "X-Request-Id": { description: "Identifier of the request, for support.", schema: { type: "string" } },
+        "X-Request-Id": {
+          description: "Identifier of the request, for support.",
+          schema: { type: "string" },
+        },
         RateLimit: {
-          description: 'Remaining quota and seconds until it frees (IETF httpapi draft), e.g. `"default";r=599;t=60`.',
+          description:
+            'Remaining quota and seconds until it frees (IETF httpapi draft), e.g. `"default";r=599;t=60`.',
           schema: { type: "string" },
         },
         "RateLimit-Policy": {
@@ -288,7 +312,10 @@ export function buildOpenApiDocument(baseUrl: string): Json {
           description: "When the window frees, in seconds since the Unix epoch.",
           schema: { type: "integer" },
         },
-        "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
+        "Retry-After": {
+          description: "Seconds to wait before retrying.",
+          schema: { type: "integer", minimum: 1 },
+        },
       },
     },
   };

@@ -30,13 +30,13 @@ export function defineQuery<P extends Record<string, ParamDef>>(
 }
 
 const ID_MAX = 128;
-// eslint-disable-next-line no-control-regex
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
 // page: integer ≥ 1, default 1.
 export const pageParam: ParamDef = {
   schema: z.coerce.number().int().min(1).max(10_000_000).default(1),
-  description: "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
+  description:
+    "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
   expected: "entier de 1 à 10000000 attendu",
   example: "1",
 };
@@ -55,7 +55,6 @@ export function qParam(fields: string[]): ParamDef {
     schema: z
       .string()
       .max(200)
-      // eslint-disable-next-line no-control-regex
       .transform((v) => v.replace(/[\u0000-\u001f\u007f]/g, " ").trim())
       .optional(),
     description: `Free-text search, case- and accent-insensitive substring ("creme" finds "Crème"), in: ${fields.join(", ")}. At most 200 characters.`,
@@ -138,7 +137,11 @@ export function boolParam(description: string): ParamDef {
 // A comma-separated list of known values; repeated parameters are merged.
 export function enumListParam(values: readonly [string, ...string[]], description: string): ParamDef {
   return {
-    schema: z.array(z.enum(values)).min(1).max(values.length * 4).optional(),
+    schema: z
+      .array(z.enum(values))
+      .min(1)
+      .max(values.length * 4)
+      .optional(),
     description: `${description} Comma-separated; repeated parameters are merged. Allowed: ${values.join(", ")}.`,
     expected: `liste de valeurs séparées par des virgules parmi ${values.join(", ")} attendue`,
     array: true,

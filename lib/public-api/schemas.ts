@@ -34,7 +34,9 @@ export const paginationSchema = z
 export const productSchema = z
   .object({
     id,
-    identifier: z.string().meta({ description: "Business identifier (the SKU value).", example: "ACM-CHA-000123" }),
+    identifier: z
+      .string()
+      .meta({ description: "Business identifier (the SKU value).", example: "ACM-CHA-000123" }),
     label: z.string().meta({
       description:
         "Display name. With `channelId`: the channel's value of the name attribute, else the unscoped value, else the identifier.",
@@ -67,7 +69,9 @@ export const attributeSchema = z
     label: z.string().meta({ example: "Couleur" }),
     type: z.enum(ATTRIBUTE_TYPES).meta({ example: "TEXT" }),
     uniqueValue: z.boolean().meta({ description: "True when the value must be unique.", example: false }),
-    isScopable: z.boolean().meta({ description: "True when the value can differ per channel.", example: true }),
+    isScopable: z
+      .boolean()
+      .meta({ description: "True when the value can differ per channel.", example: true }),
     updatedAt: timestamp,
   })
   .strict();
@@ -78,7 +82,10 @@ export const categorySchema = z
     id,
     slug: z.string().meta({ example: "salle-a-manger" }),
     label: z.string().meta({ example: "Salle à manger" }),
-    parentId: z.string().nullable().meta({ description: "Null for a category without a parent.", example: null }),
+    parentId: z
+      .string()
+      .nullable()
+      .meta({ description: "Null for a category without a parent.", example: null }),
     isMaster: z.boolean().meta({ description: "Master category flag.", example: true }),
     updatedAt: timestamp,
   })
@@ -92,10 +99,18 @@ export const mediaSchema = z
     originalName: z.string().meta({ description: "Original file name.", example: "chaise-oslo-chêne.png" }),
     type: z.enum(MEDIA_TYPES).meta({ example: "IMAGE" }),
     category: z.string().meta({ description: "Media category label.", example: "Packshot" }),
-    mediaUrl: z.url().meta({ description: "Absolute URL of the file.", example: "https://api.example.com/media/acme/x.png" }),
+    mediaUrl: z
+      .url()
+      .meta({
+        description: "Absolute URL of the file.",
+        example: "https://api.example.com/media/acme/x.png",
+      }),
     thumbnailUrl: z
       .url()
-      .meta({ description: "Absolute URL of a thumbnail.", example: "https://api.example.com/media/acme/thumbs/x.png" }),
+      .meta({
+        description: "Absolute URL of a thumbnail.",
+        example: "https://api.example.com/media/acme/thumbs/x.png",
+      }),
     updatedAt: timestamp,
   })
   .strict();
@@ -116,11 +131,15 @@ const common = (searchFields: string[], sorts: readonly string[]) => ({
 // Query of GET /public/v1/products.
 export const listProductsQuery = defineQuery({
   ...common(["identifier", "label"], PRODUCT_SORTS),
-  categoryId: idParam("Only products of this category (an id of the key's organization; any other gives an empty list)."),
+  categoryId: idParam(
+    "Only products of this category (an id of the key's organization; any other gives an empty list).",
+  ),
   channelId: idParam(
     "Channel used to read scoped values: `label` becomes the channel's name. Must be a channel of the key's organization (else 400).",
   ),
-  familyId: idParam("Only products of this family (an id of the key's organization; any other gives an empty list)."),
+  familyId: idParam(
+    "Only products of this family (an id of the key's organization; any other gives an empty list).",
+  ),
 });
 
 // Query of GET /public/v1/families.

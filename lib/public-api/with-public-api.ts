@@ -71,7 +71,12 @@ export function withPublicApi<Q>(
 }
 
 // Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.
-async function authenticate(request: Request, rt: Runtime, headers: Headers, now: number): Promise<KeyRecord> {
+async function authenticate(
+  request: Request,
+  rt: Runtime,
+  headers: Headers,
+  now: number,
+): Promise<KeyRecord> {
   const auth = request.headers.get("authorization");
   if (auth === null || auth.trim() === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
   const m = /^Bearer(?:\s+(.*))?$/i.exec(auth.trim());
@@ -89,8 +94,10 @@ async function authenticate(request: Request, rt: Runtime, headers: Headers, now
   });
   let failure: PublicApiError | undefined;
   if (!record) failure = new PublicApiError("PUBLIC_API_KEY_INVALID");
-  else if (record.revokedAt !== null && record.revokedAt <= now) failure = new PublicApiError("PUBLIC_API_KEY_REVOKED");
-  else if (record.expiresAt !== null && record.expiresAt <= now) failure = new PublicApiError("PUBLIC_API_KEY_EXPIRED");
+  else if (record.revokedAt !== null && record.revokedAt <= now)
+    failure = new PublicApiError("PUBLIC_API_KEY_REVOKED");
+  else if (record.expiresAt !== null && record.expiresAt <= now)
+    failure = new PublicApiError("PUBLIC_API_KEY_EXPIRED");
   if (!failure) return record!;
   if (lookedUp && rt.config.RATE_LIMIT_ENABLED) await countAuthFailure(request, rt, headers, now);
   throw failure;
@@ -192,13 +199,21 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers,
 }
 
 // A response for a path or method outside the API, without authentication (404 and 405 need no key).
-export function plainError(code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED", request: Request): Response {
+export function plainError(
+  code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED",
+  request: Request,
+): Response {
   const requestId = randomUUID();
   const message =
     code === "PUBLIC_API_METHOD_NOT_ALLOWED"
       ? `Méthode ${request.method} non autorisée sur cette ressource. Méthodes autorisées : GET, HEAD.`
       : ERRORS[code].message;
-  return errorResponse(new PublicApiError(code, message), requestId, baseHeaders(requestId), request.method === "HEAD");
+  return errorResponse(
+    new PublicApiError(code, message),
+    requestId,
+    baseHeaders(requestId),
+    request.method === "HEAD",
+  );
 }
 
 // The handlers of a read-only list route: GET and HEAD through the pipeline, OPTIONS preflight, 405 for the rest.

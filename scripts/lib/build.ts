@@ -2,7 +2,15 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
 // What a production build depends on: a change to any of these after `.next/BUILD_ID` means a rebuild.
-export const BUILD_INPUTS = ["app", "lib", "db", "components", "proxy.ts", "next.config.ts", "package.json"] as const;
+export const BUILD_INPUTS = [
+  "app",
+  "lib",
+  "db",
+  "components",
+  "proxy.ts",
+  "next.config.ts",
+  "package.json",
+] as const;
 
 function newestFile(target: string): { file: string; mtimeMs: number } | null {
   if (!existsSync(target)) return null;

@@ -3,7 +3,9 @@
 import { expect, test } from "@playwright/test";
 import { generateApiKey } from "../../lib/api-keys";
 
-test("rotating a forged X-Forwarded-For does not escape the failed-authentication limit", async ({ request }) => {
+test("rotating a forged X-Forwarded-For does not escape the failed-authentication limit", async ({
+  request,
+}) => {
   let firstLimited = -1;
   for (let i = 0; i < 130 && firstLimited < 0; i++) {
     const res = await request.get("/public/v1/families", {

@@ -39,10 +39,15 @@ describe.each(["pglite", "pg"] as const)("tenant isolation on %s (property-based
       resource: fc.constantFrom(...RESOURCES),
       page: fc.option(fc.integer({ min: 1, max: 30 }), { nil: undefined }),
       perPage: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
-      q: fc.option(fc.oneof(fc.constantFrom("a", "e", "chaise", "robe", "CRÈME", "00"), fc.string({ maxLength: 8 })), {
+      q: fc.option(
+        fc.oneof(fc.constantFrom("a", "e", "chaise", "robe", "CRÈME", "00"), fc.string({ maxLength: 8 })),
+        {
+          nil: undefined,
+        },
+      ),
+      sort: fc.option(fc.constantFrom("updatedAt.desc", "label.asc", "slug.desc", "code.asc", "type.asc"), {
         nil: undefined,
       }),
-      sort: fc.option(fc.constantFrom("updatedAt.desc", "label.asc", "slug.desc", "code.asc", "type.asc"), { nil: undefined }),
       familyId: fc.option(anyId, { nil: undefined }),
       categoryId: fc.option(anyId, { nil: undefined }),
       parentId: fc.option(anyId, { nil: undefined }),
@@ -58,7 +63,8 @@ describe.each(["pglite", "pg"] as const)("tenant isolation on %s (property-based
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const params = new URLSearchParams();
-        for (const k of ["page", "perPage", "q", "sort"] as const) if (r[k] !== undefined) params.set(k, String(r[k]));
+        for (const k of ["page", "perPage", "q", "sort"] as const)
+          if (r[k] !== undefined) params.set(k, String(r[k]));
         for (const k of allowed[r.resource]!) {
           const v = r[k as "familyId"];
           if (v !== undefined) params.set(k, v);

@@ -29,13 +29,23 @@ async function newKey(expiresInMs?: number): Promise<{ id: string; key: string }
   await fx.db.query(
     `insert into api_keys (id, org_id, name, prefix, key_hash, scopes, expires_at)
      values ($1, $2, 'k', $3, $4, $5, $6)`,
-    [id, fx.acme.orgId, displayPrefix(key), hashApiKey(key), READ_SCOPES, expiresInMs ? new Date(Date.now() + expiresInMs) : null],
+    [
+      id,
+      fx.acme.orgId,
+      displayPrefix(key),
+      hashApiKey(key),
+      READ_SCOPES,
+      expiresInMs ? new Date(Date.now() + expiresInMs) : null,
+    ],
   );
   return { id, key };
 }
 
 function runtime(env: Record<string, string> = {}): Runtime {
-  const rt = createRuntime(loadConfig({ PUBLIC_BASE_URL: "http://api.test", RATE_LIMIT_ENABLED: "false", ...env }), counting(fx.db));
+  const rt = createRuntime(
+    loadConfig({ PUBLIC_BASE_URL: "http://api.test", RATE_LIMIT_ENABLED: "false", ...env }),
+    counting(fx.db),
+  );
   setRuntime(rt);
   return rt;
 }
@@ -55,9 +65,11 @@ describe("key look-up", () => {
     for (let i = 0; i < 5; i++) expect((await call("/public/v1/families", { key })).status).toBe(200);
     expect(keyLookups).toBe(1);
     const unknown = generateApiKey();
-    for (let i = 0; i < 5; i++) expect((await call("/public/v1/families", { key: unknown })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await call("/public/v1/families", { key: unknown })).status).toBe(401);
     expect(keyLookups).toBe(2);
-    for (let i = 0; i < 5; i++) await call("/public/v1/families", { headers: { authorization: "Bearer malformed" } });
+    for (let i = 0; i < 5; i++)
+      await call("/public/v1/families", { headers: { authorization: "Bearer malformed" } });
     expect(keyLookups).toBe(2);
   });
 

@@ -49,7 +49,13 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
   it.each(Object.entries(FIELDS))("%s items have exactly the contract's fields", async (resource, fields) => {
     const res = await get(`/public/v1/${resource}?perPage=100`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.pagination).sort()).toEqual(["hasAny", "page", "perPage", "total", "totalPages"]);
+    expect(Object.keys(res.body.pagination).sort()).toEqual([
+      "hasAny",
+      "page",
+      "perPage",
+      "total",
+      "totalPages",
+    ]);
     for (const item of res.body.data) {
       expect(Object.keys(item).sort()).toEqual([...fields]);
       expect(item.updatedAt).toMatch(ISO_MS);
@@ -62,9 +68,10 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
     expect(res.body.pagination.page).toBe(1);
     expect(res.body.pagination.perPage).toBe(20);
     expect(res.body.data).toHaveLength(20);
-    const [{ total }] = (await sql<{ total: number }>("select count(*)::int as total from products where org_id = $1", [org])) as [
-      { total: number },
-    ];
+    const [{ total }] = (await sql<{ total: number }>(
+      "select count(*)::int as total from products where org_id = $1",
+      [org],
+    )) as [{ total: number }];
     expect(res.body.pagination.total).toBe(total);
     expect(res.body.pagination.totalPages).toBe(Math.ceil(total / 20));
     const stamps = res.body.data.map((p: Item) => p.updatedAt);
@@ -86,7 +93,13 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
     const past = await get(`/public/v1/families?perPage=7&page=${totalPages + 1}`);
     expect(past.status).toBe(200);
     expect(past.body.data).toEqual([]);
-    expect(past.body.pagination).toEqual({ page: totalPages + 1, perPage: 7, total, totalPages, hasAny: true });
+    expect(past.body.pagination).toEqual({
+      page: totalPages + 1,
+      perPage: 7,
+      total,
+      totalPages,
+      hasAny: true,
+    });
     const far = await get("/public/v1/products?page=9999999");
     expect(far.body.data).toEqual([]);
     expect(far.body.pagination.hasAny).toBe(true);
@@ -94,17 +107,26 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
 
   it("a search that matches nothing: total 0, totalPages 0, hasAny false", async () => {
     const res = await get("/public/v1/products?q=zzqqxxnothing");
-    expect(res.body).toEqual({ data: [], pagination: { page: 1, perPage: 20, total: 0, totalPages: 0, hasAny: false } });
+    expect(res.body).toEqual({
+      data: [],
+      pagination: { page: 1, perPage: 20, total: 0, totalPages: 0, hasAny: false },
+    });
   });
 
   it("sort by label follows the accent- and case-folded label", async () => {
     const { items } = await all("/public/v1/products?sort=label.asc", 100);
-    const folded = await sql<{ f: string }>("select catalog_fold(l) as f from unnest($1::text[]) with ordinality as t(l, n) order by n", [
-      items.map((p) => p.label),
-    ]);
+    const folded = await sql<{ f: string }>(
+      "select catalog_fold(l) as f from unnest($1::text[]) with ordinality as t(l, n) order by n",
+      [items.map((p) => p.label)],
+    );
     for (let i = 1; i < folded.length; i++) expect(folded[i - 1]!.f <= folded[i]!.f).toBe(true);
     const desc = await get("/public/v1/products?sort=label.desc&perPage=5");
-    expect(desc.body.data.map((p: Item) => p.id)).toEqual(items.slice(-5).reverse().map((p) => p.id));
+    expect(desc.body.data.map((p: Item) => p.id)).toEqual(
+      items
+        .slice(-5)
+        .reverse()
+        .map((p) => p.id),
+    );
   });
 
   it("q is a case- and accent-insensitive substring of identifier or label", async () => {
@@ -114,7 +136,10 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
     );
     expect(rows.length).toBe(1);
     const word = rows[0]!.label.split(/\s+/).find((w) => /[éèêàçôûî]/.test(w))!;
-    const plain = word.normalize("NFD").replace(/\p{Diacritic}/gu, "").toUpperCase();
+    const plain = word
+      .normalize("NFD")
+      .replace(/\p{Diacritic}/gu, "")
+      .toUpperCase();
     const { items, total } = await all(`/public/v1/products?q=${encodeURIComponent(plain)}`);
     expect(total).toBeGreaterThan(0);
     const expected = await sql<{ id: string }>(
@@ -123,10 +148,16 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
     );
     expect(ids(items)).toEqual(expected.map((r) => r.id).sort());
     for (const p of items) {
-      const hay = `${p.identifier} ${p.label}`.normalize("NFD").replace(/\p{Diacritic}/gu, "").toUpperCase();
+      const hay = `${p.identifier} ${p.label}`
+        .normalize("NFD")
+        .replace(/\p{Diacritic}/gu, "")
+        .toUpperCase();
       expect(hay).toContain(plain);
     }
-    const [sku] = await sql<{ identifier: string }>("select identifier from products where org_id = $1 order by id limit 1", [org]);
+    const [sku] = await sql<{ identifier: string }>(
+      "select identifier from products where org_id = $1 order by id limit 1",
+      [org],
+    );
     const bySku = await get(`/public/v1/products?q=${encodeURIComponent(sku!.identifier.toLowerCase())}`);
     expect(bySku.body.data.map((p: Item) => p.identifier)).toContain(sku!.identifier);
   });
@@ -143,7 +174,10 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
       [org],
     );
     const byFamily = await all(`/public/v1/products?familyId=${pair!.family_id}`);
-    const [fc] = await sql<{ n: number }>("select count(*)::int as n from products where org_id = $1 and family_id = $2", [org, pair!.family_id]);
+    const [fc] = await sql<{ n: number }>(
+      "select count(*)::int as n from products where org_id = $1 and family_id = $2",
+      [org, pair!.family_id],
+    );
     expect(byFamily.total).toBe(fc!.n);
     for (const p of byFamily.items) expect(p.family.id).toBe(pair!.family_id);
     const both = await all(`/public/v1/products?familyId=${pair!.family_id}&categoryId=${pair!.category_id}`);
@@ -157,7 +191,9 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
   });
 
   it("channelId reads the channel's name, falling back to the unscoped label", async () => {
-    const channels = await sql<{ id: string }>("select id from channels where org_id = $1 order by code", [org]);
+    const channels = await sql<{ id: string }>("select id from channels where org_id = $1 order by code", [
+      org,
+    ]);
     expect(channels.length).toBeGreaterThan(0);
     let seenScoped = false;
     for (const ch of channels) {
@@ -179,7 +215,11 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
       });
     }
     expect(seenScoped).toBe(true);
-    const globexChannel = (await fx.db.query<{ id: string }>("select id from channels where org_id = $1 limit 1", [fx.globex.orgId]))[0]!;
+    const globexChannel = (
+      await fx.db.query<{ id: string }>("select id from channels where org_id = $1 limit 1", [
+        fx.globex.orgId,
+      ])
+    )[0]!;
     const foreign = await get(`/public/v1/products?channelId=${globexChannel.id}`);
     expect(foreign.status).toBe(400);
     expect(foreign.body.message).toMatch(/« channelId »/);
@@ -212,7 +252,10 @@ describe.each(["pglite", "pg"] as const)("list endpoints on %s", (driver) => {
         for (const a of res.items) expect(a[flag]).toBe(v);
       }
     }
-    const [fam] = await sql<{ family_id: string }>("select family_id from family_attributes where org_id = $1 limit 1", [org]);
+    const [fam] = await sql<{ family_id: string }>(
+      "select family_id from family_attributes where org_id = $1 limit 1",
+      [org],
+    );
     const byFamily = await all(`/public/v1/attributes?familyId=${fam!.family_id}`);
     const expected = await sql<{ attribute_id: string }>(
       "select attribute_id from family_attributes where org_id = $1 and family_id = $2",

@@ -14,12 +14,18 @@ describe("GET /public/v1/openapi.json", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const doc = await res.json();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.values(ENDPOINTS).map((e) => e.path).sort());
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      Object.values(ENDPOINTS)
+        .map((e) => e.path)
+        .sort(),
+    );
     for (const e of Object.values(ENDPOINTS)) {
       const op = doc.paths[e.path].get;
       expect(op["x-required-scope"]).toBe(e.scope);
       expect(op.security).toEqual([{ bearerAuth: [e.scope] }]);
-      expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(Object.keys(e.query.params).sort());
+      expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+        Object.keys(e.query.params).sort(),
+      );
       expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"]);
       const perPage = op.parameters.find((p: { name: string }) => p.name === "perPage");
       expect(perPage.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
@@ -32,7 +38,9 @@ describe("GET /public/v1/openapi.json", () => {
         message: "Limite de requêtes dépassée.",
       });
     }
-    const typeParam = doc.paths["/public/v1/attributes"].get.parameters.find((p: { name: string }) => p.name === "type");
+    const typeParam = doc.paths["/public/v1/attributes"].get.parameters.find(
+      (p: { name: string }) => p.name === "type",
+    );
     expect(typeParam).toMatchObject({ style: "form", explode: false, schema: { type: "array" } });
     expect(typeParam.schema.items.enum).toContain("TEXT");
   });

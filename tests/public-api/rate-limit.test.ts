@@ -59,12 +59,19 @@ describe.each([
   });
 
   it("limits failed key look-ups per client address, not malformed keys, and not valid cached keys", async () => {
-    use({ ...backend(), AUTH_FAILURE_LIMIT: "3", AUTH_FAILURE_WINDOW_SECONDS: "30", RATE_LIMIT_REQUESTS: "1000" });
+    use({
+      ...backend(),
+      AUTH_FAILURE_LIMIT: "3",
+      AUTH_FAILURE_WINDOW_SECONDS: "30",
+      RATE_LIMIT_REQUESTS: "1000",
+    });
     const ip = `203.0.113.${Math.floor(Math.random() * 200) + 1}`;
     const headers = { "x-forwarded-for": ip };
     expect((await call("/public/v1/products", { key: fx.globex.full, headers })).status).toBe(200);
     for (let i = 0; i < 10; i++) {
-      const res = await call("/public/v1/products", { headers: { ...headers, authorization: "Bearer nope" } });
+      const res = await call("/public/v1/products", {
+        headers: { ...headers, authorization: "Bearer nope" },
+      });
       expect(res.status).toBe(401);
     }
     for (let i = 0; i < 3; i++) {
@@ -79,7 +86,10 @@ describe.each([
     const again = await call("/public/v1/products", { key: generateApiKey(), headers });
     expect(again.status).toBe(429);
     // Another address is not affected; a key already known on this instance still works from the blocked one.
-    const elsewhere = await call("/public/v1/products", { key: generateApiKey(), headers: { "x-forwarded-for": "198.51.100.7" } });
+    const elsewhere = await call("/public/v1/products", {
+      key: generateApiKey(),
+      headers: { "x-forwarded-for": "198.51.100.7" },
+    });
     expect(elsewhere.status).toBe(401);
     expect((await call("/public/v1/products", { key: fx.globex.full, headers })).status).toBe(200);
   });
@@ -94,35 +104,45 @@ describe("Redis stopped mid-run", () => {
     await redis?.stop();
   });
 
-  it.each(["allow", "refuse"] as const)("policy %s: never hangs, never 500, recovers when Redis is back", async (policy) => {
-    use({
-      REDIS_URL: redis.url,
-      RATE_LIMIT_REQUESTS: "1000",
-      RATE_LIMIT_ON_BACKEND_ERROR: policy,
-      RATE_LIMIT_TIMEOUT_MS: "200",
-    });
-    const key = fx.acme.full;
-    expect((await call("/public/v1/families", { key })).status).toBe(200);
-    await redis.stop();
-    for (let i = 0; i < 5; i++) {
-      const started = Date.now();
-      const res = await call("/public/v1/families", { key });
-      expect(Date.now() - started).toBeLessThan(2_000);
-      if (policy === "allow") {
-        expect(res.status).toBe(200);
-      } else {
-        expect(res.status).toBe(503);
-        expect(res.body).toMatchObject({ statusCode: 503, error: "Service Unavailable", code: "PUBLIC_API_UNAVAILABLE" });
-        expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  it.each(["allow", "refuse"] as const)(
+    "policy %s: never hangs, never 500, recovers when Redis is back",
+    async (policy) => {
+      use({
+        REDIS_URL: redis.url,
+        RATE_LIMIT_REQUESTS: "1000",
+        RATE_LIMIT_ON_BACKEND_ERROR: policy,
+        RATE_LIMIT_TIMEOUT_MS: "200",
+      });
+      const key = fx.acme.full;
+      expect((await call("/public/v1/families", { key })).status).toBe(200);
+      await redis.stop();
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        const res = await call("/public/v1/families", { key });
+        expect(Date.now() - started).toBeLessThan(2_000);
+        if (policy === "allow") {
+          expect(res.status).toBe(200);
+        } else {
+          expect(res.status).toBe(503);
+          expect(res.body).toMatchObject({
+            statusCode: 503,
+            error: "Service Unavailable",
+            code: "PUBLIC_API_UNAVAILABLE",
+          });
+          expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        }
       }
-    }
-    await redis.start();
-    let recovered = false;
-    for (let i = 0; i < 50 && !recovered; i++) {
-      const res = await call("/public/v1/families", { key });
-      recovered = res.status === 200 && res.headers.get("x-ratelimit-remaining") !== null && res.headers.get("x-ratelimit-remaining") !== "1000";
-      if (!recovered) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(recovered).toBe(true);
-  });
+      await redis.start();
+      let recovered = false;
+      for (let i = 0; i < 50 && !recovered; i++) {
+        const res = await call("/public/v1/families", { key });
+        recovered =
+          res.status === 200 &&
+          res.headers.get("x-ratelimit-remaining") !== null &&
+          res.headers.get("x-ratelimit-remaining") !== "1000";
+        if (!recovered) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(recovered).toBe(true);
+    },
+  );
 });

@@ -63,7 +63,13 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
     });
 
     it("401 PUBLIC_API_KEY_INVALID for malformed keys", async () => {
-      for (const bad of ["abc", "pca_short", `${fx.acme.full}x`, fx.acme.full.slice(0, -1) + "0", "' or 1=1 --"]) {
+      for (const bad of [
+        "abc",
+        "pca_short",
+        `${fx.acme.full}x`,
+        fx.acme.full.slice(0, -1) + "0",
+        "' or 1=1 --",
+      ]) {
         const res = await call(path, { headers: { authorization: `Bearer ${bad}` } });
         expectError(res, 401, "PUBLIC_API_KEY_INVALID", "Unauthorized", "Clé API invalide.");
       }
@@ -165,13 +171,16 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
     });
   });
 
-  it.each(["/public/v1/products/prd_123", "/public/v1/channels", "/public/v1/exports", "/public/v1/webhooks", "/public/v1/x/y/z"])(
-    "404 PUBLIC_API_NOT_FOUND for %s",
-    async (path) => {
-      const res = await call(path, { key: fx.acme.full });
-      expectError(res, 404, "PUBLIC_API_NOT_FOUND", "Not Found");
-    },
-  );
+  it.each([
+    "/public/v1/products/prd_123",
+    "/public/v1/channels",
+    "/public/v1/exports",
+    "/public/v1/webhooks",
+    "/public/v1/x/y/z",
+  ])("404 PUBLIC_API_NOT_FOUND for %s", async (path) => {
+    const res = await call(path, { key: fx.acme.full });
+    expectError(res, 404, "PUBLIC_API_NOT_FOUND", "Not Found");
+  });
 
   it("filters that are invalid for a resource give 400, never 500", async () => {
     const cases: [string, string][] = [

@@ -68,7 +68,12 @@ async function orgKeys(db: Database, slug: string): Promise<OrgKeys> {
   const [org] = await db.query<{ id: string }>("select id from organizations where slug = $1", [slug]);
   if (!org) throw new Error(`demo organization ${slug} missing`);
   const without = {} as Record<Resource, string>;
-  for (const r of RESOURCES) without[r] = await insertKey(db, org.id, READ_SCOPES.filter((s) => s !== `${r}:read`));
+  for (const r of RESOURCES)
+    without[r] = await insertKey(
+      db,
+      org.id,
+      READ_SCOPES.filter((s) => s !== `${r}:read`),
+    );
   return {
     orgId: org.id,
     slug,

@@ -4,14 +4,20 @@ import pg from "pg";
 // The Postgres server URL the suites use; `npm test` starts one and sets it when it is not given.
 export function serverDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error("TEST_DATABASE_URL is not set: run the suites with `npm test`, which starts Postgres and Redis");
+  if (!url)
+    throw new Error(
+      "TEST_DATABASE_URL is not set: run the suites with `npm test`, which starts Postgres and Redis",
+    );
   return url;
 }
 
 // The Redis server URL the suites use; `npm test` starts one and sets it when it is not given.
 export function serverRedisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
-  if (!url) throw new Error("TEST_REDIS_URL is not set: run the suites with `npm test`, which starts Postgres and Redis");
+  if (!url)
+    throw new Error(
+      "TEST_REDIS_URL is not set: run the suites with `npm test`, which starts Postgres and Redis",
+    );
   return url;
 }
 

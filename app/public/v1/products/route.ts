@@ -4,4 +4,7 @@ import { publicRoute } from "@/lib/public-api/with-public-api";
 export const dynamic = "force-dynamic";
 
 // GET /public/v1/products (scope products:read); other methods answer 405.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicRoute(ENDPOINTS.products.handler, ENDPOINTS.products);
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicRoute(
+  ENDPOINTS.products.handler,
+  ENDPOINTS.products,
+);
