@@ -99,18 +99,14 @@ export const mediaSchema = z
     originalName: z.string().meta({ description: "Original file name.", example: "chaise-oslo-chêne.png" }),
     type: z.enum(MEDIA_TYPES).meta({ example: "IMAGE" }),
     category: z.string().meta({ description: "Media category label.", example: "Packshot" }),
-    mediaUrl: z
-      .url()
-      .meta({
-        description: "Absolute URL of the file.",
-        example: "https://api.example.com/media/acme/x.png",
-      }),
-    thumbnailUrl: z
-      .url()
-      .meta({
-        description: "Absolute URL of a thumbnail.",
-        example: "https://api.example.com/media/acme/thumbs/x.png",
-      }),
+    mediaUrl: z.url().meta({
+      description: "Absolute URL of the file.",
+      example: "https://api.example.com/media/acme/x.png",
+    }),
+    thumbnailUrl: z.url().meta({
+      description: "Absolute URL of a thumbnail.",
+      example: "https://api.example.com/media/acme/thumbs/x.png",
+    }),
     updatedAt: timestamp,
   })
   .strict();
