@@ -47,6 +47,7 @@ export const configSchema = z.object({
     .enum(["allow", "refuse"], { error: "expected allow or refuse" })
     .default("allow"),
   RATE_LIMIT_TIMEOUT_MS: int(10, 10_000).default(250),
+  /** false: the server writes the socket address as the client address; true: a proxy in front appends it to X-Forwarded-For. */
   TRUST_PROXY: bool.default(false),
   KEY_CACHE_TTL_SECONDS: int(0, 300).default(5),
   KEY_CACHE_MAX_ENTRIES: int(10, 1_000_000).default(10_000),

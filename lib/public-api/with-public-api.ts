@@ -115,7 +115,7 @@ function blockedMap(rt: Runtime): BlockMap {
 function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
   if (!rt.config.RATE_LIMIT_ENABLED) return undefined;
   const map = blockedMap(rt);
-  const ip = clientAddress(request, rt.config.TRUST_PROXY);
+  const ip = clientAddress(request);
   const until = map.get(ip);
   if (until === undefined) return undefined;
   if (until <= now) {
@@ -130,7 +130,7 @@ function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError
 }
 
 async function countAuthFailure(request: Request, rt: Runtime, headers: Headers, now: number): Promise<void> {
-  const ip = clientAddress(request, rt.config.TRUST_PROXY);
+  const ip = clientAddress(request);
   const r = await limit(rt.limiters.authFailure, `ip:${ip}`);
   setRateLimitHeaders(headers, "auth-failures", rt.config.AUTH_FAILURE_WINDOW_SECONDS, r, now);
   if (!r.success) {
@@ -141,18 +141,13 @@ async function countAuthFailure(request: Request, rt: Runtime, headers: Headers,
   }
 }
 
-// The client's address: the last X-Forwarded-For hop (set by the server in front), or the first one behind a trusted proxy.
-export function clientAddress(request: Request, trustProxy: boolean): string {
+// The client's address: the last X-Forwarded-For hop, the one written by the server in front of us (scripts/serve.mjs
+// writes the socket address there unless TRUST_PROXY=true, in which case the trusted proxy appended it).
+export function clientAddress(request: Request): string {
   const xff = request.headers.get("x-forwarded-for");
-  if (xff) {
-    const hops = xff
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const hop = trustProxy ? hops[0] : hops[hops.length - 1];
-    if (hop) return hop;
-  }
-  return request.headers.get("x-real-ip") ?? "unknown";
+  const comma = xff ? xff.lastIndexOf(",") : -1;
+  const hop = xff ? xff.slice(comma + 1).trim() : "";
+  return hop || "unknown";
 }
 
 async function limit(
