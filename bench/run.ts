@@ -442,6 +442,20 @@ async function main(): Promise<void> {
     waitFor(`http://127.0.0.1:${PORTS.floor}/public/v1/products`, auth),
   ]);
   log("servers up");
+  // JIT and first-use warm-up of each server (module loading, pools), beyond each scenario's own warm-up.
+  const first = list[0]!;
+  await cannon(
+    `http://127.0.0.1:${PORTS.ceiling}`,
+    { name: "ceiling", path: "/ping", pageOne: false },
+    keys[0]!,
+    {
+      connections: CONNECTIONS,
+      duration: 5,
+    },
+  );
+  for (const port of [PORTS.app, PORTS.floor]) {
+    await cannon(`http://127.0.0.1:${port}`, first, keys[0]!, { connections: CONNECTIONS, duration: 5 });
+  }
 
   // Sanity: the app and the floor answer the same page.
   for (const s of list.filter((x) => !x.keys)) {

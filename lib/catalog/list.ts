@@ -88,7 +88,7 @@ export async function paginate<Row, Item>(
      * LIMIT and OFFSET placeholders itself (e.g. inside a subquery that picks the page's ids first), and the
      * seek condition (`and (col, id) <= (…)`, or "") right after its WHERE conditions.
      */
-    pageSql: string | ((limit: string, offset: string, seek: string) => string);
+    pageSql: string | ((limit: string, offset: string, seek: string, skipped: number) => string);
     /** `select count(*)::int as total from … where …`; $1 is the organization. */
     countSql: string;
     params: unknown[];
@@ -105,9 +105,9 @@ export async function paginate<Row, Item>(
   const offset = (page - 1) * perPage;
   const n = params.length;
   const countParams = opts.countParams ?? params;
-  const build = (seek: string) =>
+  const build = (seek: string, skipped: number) =>
     typeof opts.pageSql === "function"
-      ? opts.pageSql(`$${n + 1}`, `$${n + 2}`, seek)
+      ? opts.pageSql(`$${n + 1}`, `$${n + 2}`, seek, skipped)
       : `${opts.pageSql} limit $${n + 1} offset $${n + 2}`;
 
   let rows: Row[];
@@ -125,7 +125,7 @@ export async function paginate<Row, Item>(
       if (anchor) {
         const op = s.order === "desc" ? "<=" : ">=";
         const seek = `and (${s.column}, ${s.idColumn}) ${op} ($${n + 3}::${s.cast}, $${n + 4})`;
-        rows = await db.query<Row>(build(seek), [
+        rows = await db.query<Row>(build(seek, offset - anchor.pos), [
           ...params,
           perPage,
           offset - anchor.pos,
@@ -133,7 +133,7 @@ export async function paginate<Row, Item>(
           anchor.id,
         ]);
       } else {
-        rows = await db.query<Row>(build(""), [...params, perPage, offset]);
+        rows = await db.query<Row>(build("", offset), [...params, perPage, offset]);
       }
       const first = rows[0] as { id?: string; anchor_sort?: string } | undefined;
       if (first?.id !== undefined && first.anchor_sort !== undefined) {
@@ -141,7 +141,7 @@ export async function paginate<Row, Item>(
       }
     }
   } else if (opts.versionInPage && countCacheFor(db).has(countKey(opts.countSql, countParams))) {
-    rows = await db.query<Row>(build(""), [...params, perPage, offset]);
+    rows = await db.query<Row>(build("", offset), [...params, perPage, offset]);
     const version = (rows[0] as { catalog_version?: string } | undefined)?.catalog_version;
     const hit =
       version === undefined
@@ -150,7 +150,7 @@ export async function paginate<Row, Item>(
     total = hit ?? (await exactTotal(db, opts.countSql, countParams));
   } else {
     [rows, total] = await Promise.all([
-      db.query<Row>(build(""), [...params, perPage, offset]),
+      db.query<Row>(build("", offset), [...params, perPage, offset]),
       exactTotal(db, opts.countSql, countParams),
     ]);
   }
