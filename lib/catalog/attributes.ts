@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { Attribute, AttributesQuery } from "@/lib/public-api/schemas";
+import { VERSION_COLUMN } from "./count-cache";
 import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
 
 const SORT_COLUMNS = {
@@ -32,7 +33,7 @@ export async function listAttributes(
     page: q.page,
     perPage: q.perPage,
     pageSql: `select a.id, a.slug, a.code, a.label, a.type, a.unique_value as "uniqueValue",
-                     a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt"
+                     a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt", ${VERSION_COLUMN}
                 from attributes a where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "a.id")}`,
     countSql: `select count(*)::int as total from attributes a where ${where}`,
     params: where.params,

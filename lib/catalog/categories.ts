@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { CategoriesQuery, Category } from "@/lib/public-api/schemas";
+import { VERSION_COLUMN } from "./count-cache";
 import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
 
 const SORT_COLUMNS = { slug: "c.slug", label: "c.label_sort", updatedAt: "c.updated_at" };
@@ -20,7 +21,7 @@ export async function listCategories(
     page: q.page,
     perPage: q.perPage,
     pageSql: `select c.id, c.slug, c.label, c.parent_id as "parentId", c.is_master as "isMaster",
-                     ${isoSql("c.updated_at")} as "updatedAt"
+                     ${isoSql("c.updated_at")} as "updatedAt", ${VERSION_COLUMN}
                 from categories c where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "c.id")}`,
     countSql: `select count(*)::int as total from categories c where ${where}`,
     params: where.params,

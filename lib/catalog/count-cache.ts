@@ -6,12 +6,38 @@ interface Entry {
   total: number;
 }
 
+// A total and the catalog version it was counted at.
+export interface Counted {
+  total: number;
+  version: string;
+}
+
 // Exact list totals remembered per (organization, filter) under the catalog version they were counted at.
 // A total is reused only when the organization's current catalog version (bumped by triggers in the same
 // transaction as every catalog change, migration 0003) is still the one it was counted with, so it stays exact.
 export class CountCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly running = new Map<string, Promise<Counted>>();
   constructor(private readonly maxEntries = 10_000) {}
+
+  /**
+   * Runs a count once for all the requests that need it at the same time: a cold list under load would otherwise
+   * start one full count per request (each one as long as the first) and exhaust the pool. The result is remembered.
+   */
+  countOnce(key: string, count: () => Promise<Counted>): Promise<Counted> {
+    const running = this.running.get(key);
+    if (running) return running;
+    const p: Promise<Counted> = count()
+      .then((c) => {
+        this.set(key, c.version, c.total);
+        return c;
+      })
+      .finally(() => {
+        if (this.running.get(key) === p) this.running.delete(key);
+      });
+    this.running.set(key, p);
+    return p;
+  }
 
   /** The remembered total of a count key, when it was counted at this version. */
   get(key: string, version: string): number | undefined {
@@ -46,6 +72,7 @@ export class CountCache {
 
   clear(): void {
     this.entries.clear();
+    this.running.clear();
   }
 
   get size(): number {
@@ -89,23 +116,32 @@ export async function countWithVersion(
 }
 
 // The exact total of a count statement and the catalog version it holds for: from the cache when the catalog has
-// not changed since, else counted (and remembered). `params[0]` must be the organization id.
+// not changed since, else counted (once for all concurrent requests, and remembered). `params[0]` must be the
+// organization id. With `version` (the catalog version the caller's page rows were read at), the total is of that
+// same version: a count shared with a request that began before a change is not reused after it.
 export async function exactTotalAt(
   db: Queryable,
   countSql: string,
   params: readonly unknown[],
-): Promise<{ total: number; version: string }> {
+  version?: string,
+): Promise<Counted> {
   const cache = countCacheFor(db);
   const key = countKey(countSql, params);
-  if (cache.has(key)) {
-    const [row] = await db.query<{ version: string }>(VERSION_SQL, [params[0]]);
-    const version = String(row?.version ?? "0");
+  if (version !== undefined) {
     const hit = cache.get(key, version);
     if (hit !== undefined) return { total: hit, version };
+  } else if (cache.has(key)) {
+    const [row] = await db.query<{ version: string }>(VERSION_SQL, [params[0]]);
+    const current = String(row?.version ?? "0");
+    const hit = cache.get(key, current);
+    if (hit !== undefined) return { total: hit, version: current };
   }
-  const counted = await countWithVersion(db, countSql, params);
-  cache.set(key, counted.version, counted.total);
-  return counted;
+  const counted = await cache.countOnce(key, () => countWithVersion(db, countSql, params));
+  if (version === undefined || counted.version === version) return counted;
+  // The shared count and the caller's rows saw different catalogs: count again, for the caller alone.
+  const own = await countWithVersion(db, countSql, params);
+  cache.set(key, own.version, own.total);
+  return own;
 }
 
 // The exact total of a count statement (see exactTotalAt).

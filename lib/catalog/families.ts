@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { FamiliesQuery, Family } from "@/lib/public-api/schemas";
+import { VERSION_COLUMN } from "./count-cache";
 import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
 
 const SORT_COLUMNS = { code: "f.code", slug: "f.slug", label: "f.label_sort", updatedAt: "f.updated_at" };
@@ -16,7 +17,7 @@ export async function listFamilies(
   return paginate<Family, Family>(db, {
     page: q.page,
     perPage: q.perPage,
-    pageSql: `select f.id, f.slug, f.code, f.label, ${isoSql("f.updated_at")} as "updatedAt"
+    pageSql: `select f.id, f.slug, f.code, f.label, ${isoSql("f.updated_at")} as "updatedAt", ${VERSION_COLUMN}
                 from families f where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "f.id")}`,
     countSql: `select count(*)::int as total from families f where ${where}`,
     params: where.params,

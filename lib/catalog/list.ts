@@ -1,7 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { SortKey } from "@/lib/public-api/params";
-import { countCacheFor, countKey, exactTotal, exactTotalAt } from "./count-cache";
+import { countCacheFor, countKey, exactTotalAt } from "./count-cache";
 import { anchorCacheFor } from "./page-anchors";
 
 // The pagination object of every list response.
@@ -77,6 +77,12 @@ export interface SeekSpec {
   order: "asc" | "desc";
 }
 
+// The catalog version a page's rows were read at (VERSION_COLUMN), when the page has rows.
+function versionOf(rows: readonly unknown[]): string | undefined {
+  const v = (rows[0] as { catalog_version?: unknown } | undefined)?.catalog_version;
+  return v === undefined || v === null ? undefined : String(v);
+}
+
 // Runs the page query and the exact total (from the count cache while the catalog is unchanged), and shapes the list response.
 export async function paginate<Row, Item>(
   db: Queryable,
@@ -84,7 +90,8 @@ export async function paginate<Row, Item>(
     page: number;
     perPage: number;
     /**
-     * SELECT … FROM … WHERE … ORDER BY … without LIMIT/OFFSET (appended), or a function that places the
+     * SELECT … FROM … WHERE … ORDER BY … without LIMIT/OFFSET (appended), whose rows carry the catalog version
+     * (VERSION_COLUMN: with a cached total, a non-empty page is then one statement), or a function that places the
      * LIMIT and OFFSET placeholders itself (e.g. inside a subquery that picks the page's ids first), and the
      * seek condition (`and (col, id) <= (…)`, or "") right after its WHERE conditions.
      */
@@ -94,10 +101,10 @@ export async function paginate<Row, Item>(
     params: unknown[];
     /** Parameters of the count when it uses fewer than the page query (default: the same). */
     countParams?: unknown[];
-    /** The page rows carry `catalog_version` (VERSION_COLUMN): with a cached total, a non-empty page needs no other statement. */
-    versionInPage?: boolean;
     /** Deep pages may seek (pageSql must be a function and its rows must carry `id` and `anchor_sort`, the sort value as text). */
     seek?: SeekSpec;
+    /** Checks the page's rows before they are shaped (may query, may throw a PublicApiError). */
+    validate?: (rows: Row[]) => Promise<void>;
     map: (row: Row) => Item;
   },
 ): Promise<ListResult<Item>> {
@@ -140,20 +147,25 @@ export async function paginate<Row, Item>(
         anchors.set(list, at.version, { pos: offset, sort: first.anchor_sort, id: first.id });
       }
     }
-  } else if (opts.versionInPage && countCacheFor(db).has(countKey(opts.countSql, countParams))) {
+  } else if (countCacheFor(db).has(countKey(opts.countSql, countParams))) {
+    // Counted before: the page alone, then its total from the cache if the catalog version it was read at is the
+    // one the total was counted at (an empty page carries no version: it is read apart).
     rows = await db.query<Row>(build("", offset), [...params, perPage, offset]);
-    const version = (rows[0] as { catalog_version?: string } | undefined)?.catalog_version;
-    const hit =
-      version === undefined
-        ? undefined
-        : countCacheFor(db).get(countKey(opts.countSql, countParams), String(version));
-    total = hit ?? (await exactTotal(db, opts.countSql, countParams));
+    total = (await exactTotalAt(db, opts.countSql, countParams, versionOf(rows))).total;
   } else {
-    [rows, total] = await Promise.all([
+    // Never counted: the page and the count at once, then the count again if a change fell between the two.
+    const [page, counted] = await Promise.all([
       db.query<Row>(build("", offset), [...params, perPage, offset]),
-      exactTotal(db, opts.countSql, countParams),
+      exactTotalAt(db, opts.countSql, countParams),
     ]);
+    rows = page;
+    const version = versionOf(rows);
+    total =
+      version === undefined || version === counted.version
+        ? counted.total
+        : (await exactTotalAt(db, opts.countSql, countParams, version)).total;
   }
+  await opts.validate?.(rows);
   return {
     data: rows.map(opts.map),
     pagination: {

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { Media, MediaQuery } from "@/lib/public-api/schemas";
+import { VERSION_COLUMN } from "./count-cache";
 import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
 import { mediaUrls } from "./media-urls";
 
@@ -40,7 +41,7 @@ export async function listMedia(
     page: q.page,
     perPage: q.perPage,
     pageSql: `select m.id, m.slug, m.original_name as "originalName", m.type, m.category,
-                     m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt"
+                     m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt", ${VERSION_COLUMN}
                 from media m where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "m.id")}`,
     countSql: `select count(*)::int as total from media m where ${where}`,
     params: where.params,

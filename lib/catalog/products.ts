@@ -26,6 +26,7 @@ interface Row {
   category_id: string;
   category_label: string;
   updated_at: string;
+  channel_known?: boolean;
 }
 
 // Lists the products of one organization (label read in a channel when channelId is given).
@@ -41,22 +42,16 @@ export async function listProducts(
   const countSql = `select count(*)::int as total from products p where ${where}`;
 
   let label = "coalesce(nullif(p.label, ''), p.identifier)";
+  let channelKnown = "";
   if (q.channelId) {
-    const channel = await db.query("select 1 from channels where org_id = $1 and id = $2", [
-      orgId,
-      q.channelId,
-    ]);
-    if (channel.length === 0) {
-      throw new PublicApiError(
-        "PUBLIC_API_INVALID_QUERY",
-        `Paramètre « channelId » invalide : canal inconnu pour cette organisation (reçu « ${q.channelId.slice(0, 60)} »).`,
-      );
-    }
+    // The label in the channel, and whether the channel is the organization's (checked in the page statement
+    // itself, so that a channel page costs no extra round trip).
     const ch = where.param(q.channelId);
     label = `coalesce(nullif((select pv.value #>> '{}' from product_values pv
                 where pv.product_id = p.id and pv.channel_id = ${ch}
                   and pv.attribute_id = (select a.id from attributes a where a.org_id = $1 and a.code = 'name')), ''),
               nullif(p.label, ''), p.identifier)`;
+    channelKnown = `, exists (select 1 from channels where org_id = $1 and id = ${ch}) as channel_known`;
   }
   const order = orderBy(q.sort, SORT_COLUMNS, "p.id");
   const single = q.sort.length === 1 ? q.sort[0]! : undefined;
@@ -66,7 +61,7 @@ export async function listProducts(
   const columns = `p.id, ${sortColumn}::text as anchor_sort, p.identifier, ${label} as label, p.status,
         p.family_id, (select f.label from families f where f.org_id = p.org_id and f.id = p.family_id) as family_label,
         p.category_id, (select c.label from categories c where c.org_id = p.org_id and c.id = p.category_id) as category_label,
-        ${isoSql("p.updated_at")} as updated_at, ${VERSION_COLUMN}`;
+        ${isoSql("p.updated_at")} as updated_at, ${VERSION_COLUMN}${channelKnown}`;
   const pageSql = (limit: string, offset: string, seek: string, skipped: number) =>
     skipped < DEFERRED_JOIN_MIN_OFFSET
       ? `select ${columns} from products p where ${where} ${seek} order by ${order} limit ${limit} offset ${offset}`
@@ -84,13 +79,27 @@ export async function listProducts(
     countSql,
     params: where.params,
     countParams,
-    versionInPage: true,
     seek: single
       ? {
           column: sortColumn,
           cast: SORT_CASTS[single.field as keyof typeof SORT_CASTS],
           idColumn: "p.id",
           order: single.order,
+        }
+      : undefined,
+    validate: q.channelId
+      ? async (rows) => {
+          const known =
+            rows.length > 0
+              ? rows[0]!.channel_known === true
+              : (await db.query("select 1 from channels where org_id = $1 and id = $2", [orgId, q.channelId]))
+                  .length > 0;
+          if (!known) {
+            throw new PublicApiError(
+              "PUBLIC_API_INVALID_QUERY",
+              `Paramètre « channelId » invalide : canal inconnu pour cette organisation (reçu « ${q.channelId!.slice(0, 60)} »).`,
+            );
+          }
         }
       : undefined,
     map: (r) => ({

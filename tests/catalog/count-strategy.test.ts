@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, openPglite, type Database, type Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/attributes";
-import { countCacheFor } from "@/lib/catalog/count-cache";
+import { VERSION_SQL, countCacheFor, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
 import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
 import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
@@ -308,6 +308,51 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       }
       await db.query("delete from products where org_id = $1 and id in ('prd_d00100', 'prd_dnew')", [DEEP]);
       for (const page of [22, 22, 11]) await check(`perPage=50&page=${page}`);
+    });
+
+    it("runs one count for concurrent requests on a list never counted", async () => {
+      const s = spy(db);
+      const pages = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          listProducts(s, ORG, productsQuery(`familyId=fam_a&page=${1 + (i % 3)}`)),
+        ),
+      );
+      expect(s.counts).toBe(1);
+      const exact = await trueCount(db, "p.family_id = 'fam_a'");
+      for (const p of pages) expect(p.pagination.total).toBe(exact);
+    });
+
+    it("does not reuse a shared count that saw another catalog version than the caller's page", async () => {
+      const s = spy(db);
+      const sql = "select count(*)::int as total from products p where p.org_id = $1 and p.category_id = $2";
+      const params = [ORG, "cat_a"];
+      // A count begun before a change and still running: it will report an older version.
+      let finish!: (c: Counted) => void;
+      void countCacheFor(s).countOnce(
+        countKey(sql, params),
+        () => new Promise<Counted>((resolve) => (finish = resolve)),
+      );
+      const [{ version }] = (await db.query<{ version: string }>(VERSION_SQL, [ORG])) as [
+        { version: string },
+      ];
+      const pending = exactTotalAt(s, sql, params, version);
+      finish({ total: 99_999, version: "an older version" });
+      const got = await pending;
+      expect(got).toEqual({ total: await trueCount(db, "p.category_id = 'cat_a'"), version });
+      // The caller's own count is the one remembered.
+      expect(countCacheFor(s).get(countKey(sql, params), version)).toBe(got.total);
+    });
+
+    it("refuses an unknown channel whether its page has rows or not, and accepts a known one with no rows", async () => {
+      await expect(listProducts(db, ORG, productsQuery("channelId=chn_nope"))).rejects.toThrow(
+        /« channelId »/,
+      );
+      await expect(listProducts(db, ORG, productsQuery("channelId=chn_nope&familyId=fam_o"))).rejects.toThrow(
+        /« channelId »/,
+      );
+      const empty = await listProducts(db, ORG, productsQuery("channelId=chn_1&familyId=fam_o"));
+      expect(empty.pagination).toMatchObject({ total: 0, hasAny: false });
+      expect(empty.data).toEqual([]);
     });
 
     it("keeps one cache per database handle", async () => {
