@@ -19,6 +19,7 @@ interface Entry {
 // A bounded in-process cache of key lookups (hits and misses), so that the database stays out of the hot path.
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<KeyRecord | null>>();
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries: number,
@@ -49,8 +50,24 @@ export class KeyCache {
     }
   }
 
+  /** Runs one database read for all the requests that miss the same key at the same time. */
+  loadOnce(hash: string, load: () => Promise<KeyRecord | null>): Promise<KeyRecord | null> {
+    const running = this.loading.get(hash);
+    if (running) return running;
+    const p: Promise<KeyRecord | null> = load().finally(() => {
+      if (this.loading.get(hash) === p) this.loading.delete(hash);
+    });
+    this.loading.set(hash, p);
+    return p;
+  }
+
+  /** Bumped by every forget: reads begun before it are not cached. */
+  generation = 0;
+
   /** Forgets a key at once (revocation on this instance), by id. */
   forgetKeyId(keyId: string): void {
+    this.generation++;
+    this.loading.clear();
     for (const [hash, e] of this.entries) if (e.record?.id === keyId) this.entries.delete(hash);
   }
 
@@ -100,9 +117,13 @@ export async function lookupKey(
   const cached = cache.get(hash, now);
   if (cached !== undefined) return cached;
   beforeDbRead?.();
-  const record = await findKeyByHash(db, hash);
-  cache.set(hash, record, now);
-  return record;
+  return cache.loadOnce(hash, async () => {
+    const generation = cache.generation;
+    const record = await findKeyByHash(db, hash);
+    // A key forgotten (revoked here) while it was being read is not cached from the read that began before.
+    if (generation === cache.generation) cache.set(hash, record, now);
+    return record;
+  });
 }
 
 // Records "last used" in memory and writes it in batches, never once per request.
