@@ -1,0 +1,95 @@
+// An open-loop load generator: requests leave on a fixed schedule (one every 1000/rate ms), whatever the answers
+// (a slow answer never delays the next departures, so there is no coordinated omission), and each latency is
+// measured from the request's departure to the end of its body.
+//
+// autocannon's `overallRate` is not this: each connection sends its share of a second back to back at the start of
+// every second, so the server sees a burst of `connections` concurrent requests each second and the latency it
+// reports is mostly queueing in that burst, not the work of a request.
+import http from "node:http";
+import { performance } from "node:perf_hooks";
+
+export interface OpenLoopResult {
+  sent: number;
+  statuses: Record<string, number>;
+  errors: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** How late, at worst, a request left its scheduled time (the generator's own timer lag, in ms). */
+  maxLag: number;
+}
+
+export async function openLoop(opts: {
+  url: string;
+  /** Authorization header values, used in rotation. */
+  authorizations: string[];
+  rate: number;
+  durationSeconds: number;
+  maxSockets?: number;
+  timeoutMs?: number;
+}): Promise<OpenLoopResult> {
+  const url = new URL(opts.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64 });
+  const total = Math.round(opts.rate * opts.durationSeconds);
+  const interval = 1000 / opts.rate;
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  let maxLag = 0;
+  const start = performance.now() + 20;
+
+  const one = (i: number, departure: number) =>
+    new Promise<void>((resolve) => {
+      const req = http.get(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          headers: { authorization: opts.authorizations[i % opts.authorizations.length]! },
+          timeout: opts.timeoutMs ?? 10_000,
+        },
+        (res) => {
+          res.on("data", () => undefined);
+          res.on("end", () => {
+            latencies.push(performance.now() - departure);
+            statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+            resolve();
+          });
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.on("error", () => {
+        errors++;
+        resolve();
+      });
+    });
+
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const scheduled = start + i * interval;
+    const wait = scheduled - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const departure = performance.now();
+    maxLag = Math.max(maxLag, departure - scheduled);
+    pending.push(one(i, departure));
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return {
+    sent: total,
+    statuses,
+    errors,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: round(latencies[latencies.length - 1] ?? 0),
+    maxLag: round(maxLag),
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
