@@ -7,6 +7,7 @@
 // reports is mostly queueing in that burst, not the work of a request.
 import http from "node:http";
 import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
 
 export interface OpenLoopResult {
   sent: number;
@@ -92,4 +93,11 @@ export async function openLoop(opts: {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+// Run alone, in a process of its own (so that the orchestrator's work and garbage collection never delay the
+// reading of an answer): `node --import tsx bench/open-loop.ts '<options as JSON>'` prints the result as JSON.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await openLoop(JSON.parse(process.argv[2]!) as Parameters<typeof openLoop>[0]);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
