@@ -78,12 +78,13 @@ interface PoolLike {
   end(): Promise<void>;
 }
 
-// Names of prepared statements, one per distinct statement text (bounded: past the limit, texts run unnamed).
+// Names of prepared statements, one per distinct statement text (bounded, since every pooled connection keeps a
+// plan per name: past the limit, further texts, such as rare combinations of filters and sorts, run unnamed).
 // A pooled connection parses and plans a named statement once, then only binds and executes it: on a first page,
 // planning costs as much as running, so this halves the database's work per request.
 export class StatementNames {
   private readonly names = new Map<string, string>();
-  constructor(private readonly max = 2_000) {}
+  constructor(private readonly max = 500) {}
   nameOf(text: string): string | undefined {
     let name = this.names.get(text);
     if (name === undefined && this.names.size < this.max) {
@@ -98,7 +99,8 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike, statements?: S
   return {
     driver,
     query: async <R>(text: string, params?: readonly unknown[]) => {
-      const name = statements?.nameOf(text);
+      // Statements without parameters keep the simple protocol (which also runs several statements at once).
+      const name = params?.length ? statements?.nameOf(text) : undefined;
       const values = params as unknown[] | undefined;
       return (await (name ? pool.query({ name, text, values }) : pool.query(text, values))).rows as R[];
     },

@@ -43,8 +43,14 @@ describe("prepared statements on the Postgres server", () => {
     expect(prepared).toHaveLength(1);
   });
 
-  it("still runs scripts of several statements (not prepared)", async () => {
+  it("runs statements without parameters, scripts of several included, unprepared", async () => {
     await db.exec("create table t (n int); insert into t values (1), (2);");
-    expect(await db.query("select count(*)::int as c from t")).toEqual([{ c: 2 }]);
+    await db.query("insert into t values (3); insert into t values (4)");
+    expect(await db.query("select count(*)::int as c from t")).toEqual([{ c: 4 }]);
+    const prepared = await db.query<{ n: number }>(
+      "select count(*)::int as n from pg_prepared_statements where statement like $1",
+      ["%from t%"],
+    );
+    expect(prepared).toEqual([{ n: 0 }]);
   });
 });
