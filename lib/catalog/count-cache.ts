@@ -144,15 +144,6 @@ export async function exactTotalAt(
   return own;
 }
 
-// The exact total of a count statement (see exactTotalAt).
-export async function exactTotal(
-  db: Queryable,
-  countSql: string,
-  params: readonly unknown[],
-): Promise<number> {
-  return (await exactTotalAt(db, countSql, params)).total;
-}
-
 // The cache key of a count statement and its parameters (one filter of one organization).
 export function countKey(countSql: string, params: readonly unknown[]): string {
   return `${countSql}\u0000${JSON.stringify(params)}`;
