@@ -37,6 +37,7 @@ export async function listAttributes(
                 from attributes a where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "a.id")}`,
     countSql: `select count(*)::int as total from attributes a where ${where}`,
     params: where.params,
+    onePlan: true, // a small table per organization: any plan reads little
     map: (r) => ({
       id: r.id,
       slug: r.slug,

@@ -25,6 +25,7 @@ export async function listCategories(
                 from categories c where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "c.id")}`,
     countSql: `select count(*)::int as total from categories c where ${where}`,
     params: where.params,
+    onePlan: true, // a small table per organization: any plan reads little
     map: (r) => ({
       id: r.id,
       slug: r.slug,

@@ -21,6 +21,7 @@ export async function listFamilies(
                 from families f where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "f.id")}`,
     countSql: `select count(*)::int as total from families f where ${where}`,
     params: where.params,
+    onePlan: true, // a small table per organization: any plan reads little
     map: (r) => ({ id: r.id, slug: r.slug, code: r.code, label: r.label, updatedAt: r.updatedAt }),
   });
 }

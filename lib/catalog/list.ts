@@ -103,6 +103,11 @@ export async function paginate<Row, Item>(
     countParams?: unknown[];
     /** Deep pages may seek (pageSql must be a function and its rows must carry `id` and `anchor_sort`, the sort value as text). */
     seek?: SeekSpec;
+    /**
+     * One plan serves every value of the parameters (no selective filter: the organization alone, or a small
+     * table), so the first page's statement may keep a generic plan (see pageQuery).
+     */
+    onePlan?: boolean;
     /** Checks the page's rows before they are shaped (may query, may throw a PublicApiError). */
     validate?: (rows: Row[]) => Promise<void>;
     map: (row: Row) => Item;
@@ -112,10 +117,18 @@ export async function paginate<Row, Item>(
   const offset = (page - 1) * perPage;
   const n = params.length;
   const countParams = opts.countParams ?? params;
-  const build = (seek: string, skipped: number) =>
+  const build = (seek: string, skipped: number, limit = `$${n + 1}`, off = `$${n + 2}`) =>
     typeof opts.pageSql === "function"
-      ? opts.pageSql(`$${n + 1}`, `$${n + 2}`, seek, skipped)
-      : `${opts.pageSql} limit $${n + 1} offset $${n + 2}`;
+      ? opts.pageSql(limit, off, seek, skipped)
+      : `${opts.pageSql} limit ${limit} offset ${off}`;
+  // The first page's statement. A LIMIT or OFFSET given as a parameter makes Postgres assume a tenth of the rows
+  // will be read, so it re-plans every execution of a prepared statement; written as numbers on the first page of
+  // a list whose every parameter value is served by one plan, the statement keeps its plan (about 0.2 ms of
+  // planning less per request). Lists with a selective filter keep parameters, hence a plan for each value.
+  const pageQuery = () =>
+    opts.onePlan && offset === 0 && Number.isSafeInteger(perPage)
+      ? db.query<Row>(build("", 0, String(perPage), "0"), params)
+      : db.query<Row>(build("", offset), [...params, perPage, offset]);
 
   let rows: Row[];
   let total: number;
@@ -150,14 +163,11 @@ export async function paginate<Row, Item>(
   } else if (countCacheFor(db).has(countKey(opts.countSql, countParams))) {
     // Counted before: the page alone, then its total from the cache if the catalog version it was read at is the
     // one the total was counted at (an empty page carries no version: it is read apart).
-    rows = await db.query<Row>(build("", offset), [...params, perPage, offset]);
+    rows = await pageQuery();
     total = (await exactTotalAt(db, opts.countSql, countParams, versionOf(rows))).total;
   } else {
     // Never counted: the page and the count at once, then the count again if a change fell between the two.
-    const [page, counted] = await Promise.all([
-      db.query<Row>(build("", offset), [...params, perPage, offset]),
-      exactTotalAt(db, opts.countSql, countParams),
-    ]);
+    const [page, counted] = await Promise.all([pageQuery(), exactTotalAt(db, opts.countSql, countParams)]);
     rows = page;
     const version = versionOf(rows);
     total =

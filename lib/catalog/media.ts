@@ -45,6 +45,8 @@ export async function listMedia(
                 from media m where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "m.id")}`,
     countSql: `select count(*)::int as total from media m where ${where}`,
     params: where.params,
+    // A type, a category or a search can be rare or everywhere: one plan only without them.
+    onePlan: !q.q && !q.category && !q.type?.length,
     map: (r) => ({
       id: r.id,
       slug: r.slug,

@@ -87,6 +87,9 @@ export async function listProducts(
           order: single.order,
         }
       : undefined,
+    // The organization alone (and the channel, which only picks labels) is served by one plan; a family, a category
+    // or a search can be rare or everywhere, each wanting its own plan.
+    onePlan: !q.familyId && !q.categoryId && !q.q,
     validate: q.channelId
       ? async (rows) => {
           const known =

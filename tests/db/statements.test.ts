@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatementNames, openPg, type Database } from "@/db/client";
+import { migrate } from "@/db/migrate";
+import { listProducts } from "@/lib/catalog/products";
+import { parseQuery } from "@/lib/public-api/params";
+import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
 import { createTestDatabase } from "../support/servers";
 
 // Named (prepared) statements on the Postgres server driver: one name per statement text, and a statement is
@@ -52,5 +56,50 @@ describe("prepared statements on the Postgres server", () => {
       ["%from t%"],
     );
     expect(prepared).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("plans kept by the list statements on the Postgres server", () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  const ORG = "org_plans";
+
+  beforeAll(async () => {
+    const t = await createTestDatabase("plans");
+    drop = t.drop;
+    db = await openPg(t.url, 1); // one connection: its prepared statements are the ones we read
+    await migrate(db);
+    await db.exec(`
+      insert into organizations (id, slug, name) values ('${ORG}', 'plans', 'Plans');
+      insert into families (id, org_id, slug, code, label) values ('fam_p', '${ORG}', 'p', 'p', 'Chaises');
+      insert into categories (id, org_id, slug, label) values ('cat_p', '${ORG}', 'p', 'Salon');
+      insert into products (id, org_id, identifier, label, family_id, category_id)
+      select 'prd_' || i, '${ORG}', 'SKU-' || i, 'Chaise ' || i, 'fam_p', 'cat_p' from generate_series(1, 50) i;
+    `);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  const plans = async (like: string) =>
+    db.query<{ generic_plans: number; custom_plans: number }>(
+      "select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like $1",
+      [like],
+    );
+  const list = (search: string) =>
+    listProducts(db, ORG, parseQuery(new URLSearchParams(search), listProductsQuery) as ProductsQuery);
+
+  it("keeps a generic plan for a first page filtered by the organization alone", async () => {
+    for (let i = 0; i < 8; i++) expect((await list("")).data).toHaveLength(20);
+    const [p] = await plans("select p.id%from products p where p.org_id = $1  order by%limit 20 offset 0");
+    expect(p!.generic_plans).toBeGreaterThan(0);
+  });
+
+  it("plans a search for each value (a rare word and a common one want different plans)", async () => {
+    for (let i = 0; i < 8; i++) expect((await list("q=chaise")).pagination.total).toBe(50);
+    const [p] = await plans("select p.id%from products p where p.org_id = $1 and p.search like%");
+    expect(p).toMatchObject({ generic_plans: 0 });
+    expect(p!.custom_plans).toBeGreaterThanOrEqual(8);
   });
 });
