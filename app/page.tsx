@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { CodeTabs } from "@/components/code-tabs";
+import { GuideCards } from "@/components/guide-cards";
 import { JsonBlock } from "@/components/json-block";
 import { getConfig } from "@/lib/config";
 import { SAMPLE_LANGUAGES, allSamples } from "@/lib/portal/code-samples";
-import { getGuides } from "@/lib/portal/guides";
 import { getReferenceEndpoints } from "@/lib/portal/reference";
 
 // Title and description of the landing page.
@@ -18,7 +18,6 @@ export const metadata: Metadata = {
 export default function Home() {
   const { baseUrl } = getConfig();
   const endpoints = getReferenceEndpoints();
-  const guides = getGuides();
   const products = endpoints.find((e) => e.slug === "products") ?? endpoints[0]!;
   const samples = allSamples({
     baseUrl,
@@ -99,16 +98,7 @@ export default function Home() {
 
       <section aria-labelledby="guides">
         <h2 id="guides">Guides</h2>
-        <ul className="cards">
-          {guides.map((g) => (
-            <li key={g.slug} className="card">
-              <h3>
-                <Link href={`/docs/${g.slug}`}>{g.title}</Link>
-              </h3>
-              <p>{g.description}</p>
-            </li>
-          ))}
-        </ul>
+        <GuideCards />
       </section>
     </>
   );

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { DocsShell } from "@/components/docs-shell";
-import { getGuides } from "@/lib/portal/guides";
+import { GuideCards } from "@/components/guide-cards";
 
 // Title and description of the guides index.
 export const metadata: Metadata = {
@@ -16,16 +15,7 @@ export default function GuidesIndex() {
     <DocsShell current="/docs">
       <h1>Guides</h1>
       <p className="lead">Everything an integrator needs, from the first request to production.</p>
-      <ul className="cards">
-        {getGuides().map((g) => (
-          <li key={g.slug} className="card">
-            <h3>
-              <Link href={`/docs/${g.slug}`}>{g.title}</Link>
-            </h3>
-            <p>{g.description}</p>
-          </li>
-        ))}
-      </ul>
+      <GuideCards />
     </DocsShell>
   );
 }

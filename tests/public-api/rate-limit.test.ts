@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "@/lib/api-keys";
 import { loadConfig } from "@/lib/config";
 import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
-import { call, setupApi, type ApiFixture } from "../support/api";
+import { call, expectUnavailable, setupApi, type ApiFixture } from "../support/api";
 import { startRedis, type RedisProcess } from "../support/redis-process";
 import { serverRedisUrl } from "../support/servers";
 
@@ -123,13 +123,7 @@ describe("Redis stopped mid-run", () => {
         if (policy === "allow") {
           expect(res.status).toBe(200);
         } else {
-          expect(res.status).toBe(503);
-          expect(res.body).toMatchObject({
-            statusCode: 503,
-            error: "Service Unavailable",
-            code: "PUBLIC_API_UNAVAILABLE",
-          });
-          expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+          expectUnavailable(res);
         }
       }
       await redis.start();

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { openPg, openPglite, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { seedDemo } from "@/db/seed";
@@ -148,4 +149,15 @@ export async function call<T = any>( // eslint-disable-line @typescript-eslint/n
   const res = await handler(request);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+// The 503 of an unreachable back end: the contract's body and a Retry-After, never an internal detail.
+export function expectUnavailable(res: ApiResponse): void {
+  expect(res.status).toBe(503);
+  expect(res.body).toMatchObject({
+    statusCode: 503,
+    error: "Service Unavailable",
+    code: "PUBLIC_API_UNAVAILABLE",
+  });
+  expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 }

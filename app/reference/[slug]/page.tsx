@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { AllowedValues } from "@/components/allowed-values";
 import { CodeTabs } from "@/components/code-tabs";
 import { DocsShell } from "@/components/docs-shell";
 import { JsonBlock } from "@/components/json-block";
@@ -52,19 +53,7 @@ function FieldsTable({ fields, label }: { fields: RefField[]; label: string }) {
             </td>
             <td>
               {f.description ? <InlineMarkdown source={f.description} /> : null}
-              {f.allowed ? (
-                <>
-                  {" "}
-                  Values:{" "}
-                  {f.allowed.map((v, i) => (
-                    <span key={v}>
-                      {i ? ", " : ""}
-                      <code>{v}</code>
-                    </span>
-                  ))}
-                  .
-                </>
-              ) : null}
+              <AllowedValues label="Values" values={f.allowed} />
             </td>
           </tr>
         ))}
@@ -124,19 +113,7 @@ export default async function EndpointPage({ params }: Props) {
                 <td>{limits(p)}</td>
                 <td>
                   <InlineMarkdown source={p.description} />
-                  {p.allowed ? (
-                    <>
-                      {" "}
-                      Allowed:{" "}
-                      {p.allowed.map((v, i) => (
-                        <span key={v}>
-                          {i ? ", " : ""}
-                          <code>{v}</code>
-                        </span>
-                      ))}
-                      .
-                    </>
-                  ) : null}
+                  <AllowedValues label="Allowed" values={p.allowed} />
                   {p.example !== undefined ? (
                     <>
                       {" "}
