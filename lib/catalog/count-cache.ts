@@ -53,6 +53,14 @@ export class CountCache {
     return e.total;
   }
 
+  /**
+   * The last total remembered for a key, at whatever version it was counted (no recency refresh): an estimate,
+   * for choices that do not change a response (such as a statement's plan), never for a response's total.
+   */
+  peek(key: string): number | undefined {
+    return this.entries.get(key)?.total;
+  }
+
   /** Whether a total is remembered for this key (at any version). */
   has(key: string): boolean {
     return this.entries.has(key);

@@ -3,7 +3,7 @@ import type { Queryable } from "@/db/client";
 import { PublicApiError } from "@/lib/public-api/errors";
 import type { Product, ProductsQuery } from "@/lib/public-api/schemas";
 import { VERSION_COLUMN } from "./count-cache";
-import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
+import { Where, addSearch, isoSql, orderBy, paginate, searchWalks, type ListResult } from "./list";
 
 const SORT_COLUMNS = {
   identifier: "p.identifier",
@@ -11,6 +11,8 @@ const SORT_COLUMNS = {
   status: "p.status",
   updatedAt: "p.updated_at",
 };
+// Sorts that an index (org_id, column, id) serves in order, so a search may walk it (see searchWalks).
+const WALKABLE_SORTS = new Set(["updatedAt", "label", "status"]);
 // From this many skipped rows, the page's ids are picked from the index before the rows are read.
 const DEFERRED_JOIN_MIN_OFFSET = 200;
 // The type each sort column's text form is cast back to when a deep page seeks from an anchor.
@@ -35,11 +37,32 @@ export async function listProducts(
   orgId: string,
   q: ProductsQuery,
 ): Promise<ListResult<Product>> {
-  const where = new Where("p.org_id", orgId);
-  if (q.familyId) where.and("p.family_id = ?", q.familyId);
-  if (q.categoryId) where.and("p.category_id = ?", q.categoryId);
-  addSearch(where, "p.search", q.q);
-  const countSql = `select count(*)::int as total from products p where ${where}`;
+  const filters = (search: "index" | "walk") => {
+    const w = new Where("p.org_id", orgId, search === "walk");
+    if (q.familyId) w.and("p.family_id = ?", q.familyId);
+    if (q.categoryId) w.and("p.category_id = ?", q.categoryId);
+    addSearch(w, "p.search", q.q, search);
+    return w;
+  };
+  const countOf = (w: Where) => `select count(*)::int as total from products p where ${w}`;
+  const counted = filters("index");
+  const countSql = countOf(counted);
+  const countParams = [...counted.params];
+  // A search of the organization's products in an indexed order, for a word common enough: the page walks the
+  // sort index and keeps one generic plan (the count, remembered, stays the trigram-indexed one).
+  const walk =
+    !!q.q &&
+    !q.familyId &&
+    !q.categoryId &&
+    q.sort.length === 1 &&
+    WALKABLE_SORTS.has(q.sort[0]!.field) &&
+    searchWalks(
+      db,
+      { countSql, params: countParams },
+      { countSql: countOf(new Where("p.org_id", orgId)), params: [orgId] },
+      q.page * q.perPage,
+    );
+  const where = walk ? filters("walk") : counted;
 
   let label = "coalesce(nullif(p.label, ''), p.identifier)";
   let channelKnown = "";
@@ -71,7 +94,6 @@ export async function listProducts(
            from (select p.id from products p where ${where} ${seek} order by ${order} limit ${limit} offset ${offset}) k
            join products p on p.org_id = $1 and p.id = k.id
           order by ${order}`;
-  const countParams = where.params.slice(0, q.channelId ? -1 : undefined);
   return paginate<Row, Product>(db, {
     page: q.page,
     perPage: q.perPage,
@@ -87,9 +109,9 @@ export async function listProducts(
           order: single.order,
         }
       : undefined,
-    // The organization alone (and the channel, which only picks labels) is served by one plan; a family, a category
-    // or a search can be rare or everywhere, each wanting its own plan.
-    onePlan: !q.familyId && !q.categoryId && !q.q,
+    // The organization alone (and the channel, which only picks labels) is served by one plan, as is a search that
+    // walks; a family, a category or a search can be rare or everywhere, each wanting its own plan.
+    onePlan: walk || (!q.familyId && !q.categoryId && !q.q),
     validate: q.channelId
       ? async (rows) => {
           const known =

@@ -96,10 +96,13 @@ describe("plans kept by the list statements on the Postgres server", () => {
     expect(p!.generic_plans).toBeGreaterThan(0);
   });
 
-  it("plans a search for each value (a rare word and a common one want different plans)", async () => {
-    for (let i = 0; i < 8; i++) expect((await list("q=chaise")).pagination.total).toBe(50);
-    const [p] = await plans("select p.id%from products p where p.org_id = $1 and p.search like%");
-    expect(p).toMatchObject({ generic_plans: 0 });
-    expect(p!.custom_plans).toBeGreaterThanOrEqual(8);
+  it("keeps one generic plan for a common word's page, which walks the sort index", async () => {
+    // The first requests count (the search, then the unfiltered list in the background) through the index.
+    for (let i = 0; i < 12; i++) expect((await list("q=chaise")).pagination.total).toBe(50);
+    const [walk] = await plans(
+      "select p.id%from products p where p.org_id = (select $1::text) and strpos(p.search,%limit 20 offset 0",
+    );
+    expect(walk).toBeDefined();
+    expect(walk!.generic_plans).toBeGreaterThan(0);
   });
 });
