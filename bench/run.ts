@@ -278,6 +278,8 @@ interface Measure {
   rssMb?: number;
   /** Open-loop runs: the generator's worst departure lag (ms). */
   lagMs?: number;
+  /** Open-loop runs: requests sent again after the server closed their kept-alive socket (see bench/open-loop.ts). */
+  resent?: number;
 }
 
 function requestsFor(s: Scenario): { path: string; headers: Record<string, string> }[] | undefined {
@@ -366,6 +368,7 @@ async function measure(
     errors: r.errors,
     unexpected: r.sent - ok,
     lagMs: r.maxLag,
+    resent: r.resent,
   };
   return { sat, fixed };
 }

@@ -51,6 +51,8 @@ async function explain(target: URL, key: { orgId: string; orgSlug: string }): Pr
     },
   };
   const out: string[] = [];
+  // The unfiltered list first, as a running server would have counted it: a search's plan depends on its share.
+  await run(recorder, m[1] as Name, new URL(target.pathname, target), key);
   for (const phase of ["cold (first request after a catalog change: page + count)", "warm (count cached)"]) {
     recorded.length = 0;
     await run(recorder, m[1] as Name, target, key);
