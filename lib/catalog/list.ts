@@ -174,7 +174,7 @@ export async function paginate<Row, Item>(
   // The first page's statement. A LIMIT or OFFSET given as a parameter makes Postgres assume a tenth of the rows
   // will be read, so it re-plans every execution of a prepared statement; written as numbers on the first page of
   // a list whose every parameter value is served by one plan, the statement keeps its plan (about 0.2 ms of
-  // planning less per request). Lists with a selective filter keep parameters, hence a plan for each value.
+  // planning less per request). Lists with a selective filter keep parameters, so that Postgres may plan each value.
   const pageQuery = () =>
     opts.onePlan && offset === 0 && Number.isSafeInteger(perPage)
       ? db.query<Row>(build("", 0, String(perPage), "0"), params)
