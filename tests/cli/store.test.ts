@@ -100,6 +100,14 @@ describe("db/api-keys", () => {
     const revoked = await createApiKey(db, { orgId, name: "revoked", scopes: ["families:read"] });
     await revokeApiKey(db, revoked.id);
     await db.query("update api_keys set last_used_at = now() where id = $1", [active.id]);
+    // created_at keeps milliseconds: keys made within one millisecond tie (then the random id decides), so the
+    // test spaces them one second apart to check the order.
+    for (const [i, k] of [active, expired, revoked].entries()) {
+      await db.query("update api_keys set created_at = now() - make_interval(secs => $2) where id = $1", [
+        k.id,
+        3 - i,
+      ]);
+    }
     const list = await listApiKeys(db, orgId);
     expect(list.map((k) => [k.name, k.status])).toEqual([
       ["revoked", "revoked"],
