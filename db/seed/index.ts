@@ -25,6 +25,8 @@ export interface SeedOrganizationOptions {
   batchSize?: number;
   /** Batches run at once on a server (default 2; PGlite always runs one, in a single transaction). */
   concurrency?: number;
+  /** Skip per-row foreign-key checks and triggers when the role is a superuser (default true). */
+  fastLoad?: boolean;
 }
 
 // The two demo organizations seeded at first start.
@@ -370,10 +372,13 @@ join (values
 ) as s(slot, key, type, category, suffix, ext, mime, size)
   on case s.slot when 1 then b.n % 5 in (0, 2) when 2 then b.n % 5 = 0 when 3 then b.n % 20 = 0 else b.n % 25 = 0 end`;
 
+// When the bulk load skips triggers, each media's link count is written here (a media has at most one link);
+// otherwise media_links' triggers count the links as LINKS_SQL inserts them.
 const MEDIA_SQL = `
 insert into media (id, org_id, slug, original_name, type, category, file_name, mime_type, size_bytes, is_public,
-                   created_at, updated_at)
-select id, {org}, slug, original_name, type, category, file_name, mime, size, is_public, created_at, updated_at
+                   created_at, updated_at, link_count)
+select id, {org}, slug, original_name, type, category, file_name, mime, size, is_public, created_at, updated_at,
+       case when {untriggered}::boolean and link is not null then 1 else 0 end
 from seed_media order by n, slot`;
 
 const LINKS_SQL = `
@@ -411,10 +416,14 @@ async function checkReferences(tx: Executor, v: Record<string, unknown>): Promis
 }
 
 // Bulk load: every reference of a batch is an id verified by checkReferences or a product of the same batch, so
-// the per-row foreign-key triggers are skipped when the role may do so (as pg_restore does).
-async function bulkLoad(tx: Executor): Promise<void> {
+// the per-row foreign-key triggers are skipped when the role may do so (as pg_restore does), and with them every
+// other trigger; returns whether triggers are off for the rest of the transaction.
+async function bulkLoad(tx: Executor, allowed: boolean): Promise<boolean> {
+  if (!allowed) return false;
   const [role] = await tx.query<{ su: string }>("select current_setting('is_superuser') as su");
-  if (role?.su === "on") await tx.exec("set local session_replication_role = replica");
+  if (role?.su !== "on") return false;
+  await tx.exec("set local session_replication_role = replica");
+  return true;
 }
 
 // Deletes what a failed seed left of an organization (the organization itself when the seed created it).
@@ -443,6 +452,7 @@ export async function seedOrganization(
   checkFlavour(flavour);
   const seed = opts.seed ?? slug;
   const batchSize = Math.max(1, opts.batchSize ?? 50_000);
+  const fastLoad = opts.fastLoad ?? true;
   const progress = opts.onProgress ?? (() => undefined);
 
   const [existing] = await db.query<{ id: string; has_products: boolean }>(
@@ -539,8 +549,13 @@ export async function seedOrganization(
   };
 
   // One batch of products and what hangs off them, on one connection.
-  const runBatch = async (tx: Executor, b: number) => {
-    const v = { ...values!, from: b * batchSize + 1, to: Math.min(products, (b + 1) * batchSize) };
+  const runBatch = async (tx: Executor, b: number, untriggered: boolean) => {
+    const v = {
+      ...values!,
+      from: b * batchSize + 1,
+      to: Math.min(products, (b + 1) * batchSize),
+      untriggered,
+    };
     await tx.exec("drop table if exists pg_temp.seed_batch; drop table if exists pg_temp.seed_media");
     for (const sql of [BATCH_SQL, PRODUCTS_SQL, VALUES_SQL, MEDIA_BATCH_SQL, MEDIA_SQL, LINKS_SQL])
       await run(tx, sql, v);
@@ -554,10 +569,10 @@ export async function seedOrganization(
     // Embedded database (one connection): the whole organization in one transaction.
     await db.transaction(async (tx) => {
       values = await prepare(tx);
-      await bulkLoad(tx);
+      const untriggered = await bulkLoad(tx, fastLoad);
       progress({ step: "products", done: 0, total: products });
       for (let b = 0; b < batches; b++) {
-        done += await runBatch(tx, b);
+        done += await runBatch(tx, b, untriggered);
         progress({ step: "products", done, total: products });
       }
     });
@@ -572,10 +587,7 @@ export async function seedOrganization(
       while (next < batches && !failure) {
         const b = next++;
         try {
-          done += await db.transaction(async (tx) => {
-            await bulkLoad(tx);
-            return runBatch(tx, b);
-          });
+          done += await db.transaction(async (tx) => runBatch(tx, b, await bulkLoad(tx, fastLoad)));
           progress({ step: "products", done, total: products });
         } catch (error) {
           failure ??= { error };
@@ -591,6 +603,9 @@ export async function seedOrganization(
     }
   }
 
+  // Batches loaded without triggers did not move the organization's catalog version: counts cached while the
+  // seed ran must not outlive it.
+  await db.query("select catalog_bump_versions(array[$1]::text[])", [orgId]);
   progress({ step: "analyze", done: 0, total: 1 });
   await db.exec(
     "analyze organizations, channels, families, attributes, family_attributes, categories, products, product_values, media, media_links",

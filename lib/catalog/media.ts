@@ -33,9 +33,8 @@ export async function listMedia(
   const where = new Where("m.org_id", org.id).and("m.is_public");
   if (q.type?.length) where.and("m.type = any(?::text[])", [...new Set(q.type)]);
   if (q.category) where.and("m.category_sort = catalog_fold(?)", q.category);
-  if (q.orphansOnly) {
-    where.and("not exists (select 1 from media_links l where l.org_id = m.org_id and l.media_id = m.id)");
-  }
+  // link_count is kept by media_links' triggers (migration 0004); a partial index holds the public orphans.
+  if (q.orphansOnly) where.and("m.link_count = 0");
   addSearch(where, "m.search", q.q);
   return paginate<Row, Media>(db, {
     page: q.page,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPg, openPglite, type Database, type Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { countCacheFor, countKey } from "@/lib/catalog/count-cache";
 import { SEARCH_WALK_MAX_ROWS, Where, addSearch, searchWalks } from "@/lib/catalog/list";
 import { listProducts } from "@/lib/catalog/products";
 import { parseQuery } from "@/lib/public-api/params";
 import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
-import { createTestDatabase } from "../support/servers";
+import { openEmptyDatabase } from "../support/databases";
 
 // A search for a common word walks the sort index and tests each row (strpos) instead of asking the trigram
 // index (LIKE): the two conditions must select the same rows for any text, and the choice (made from the
@@ -161,22 +161,8 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
   });
 }
 
-suite("search walk on PGlite", async () => {
-  const db = await openPglite("memory://");
-  return { db, close: () => db.close() };
-});
-
-suite("search walk on the Postgres server", async () => {
-  const t = await createTestDatabase("walk");
-  const db = await openPg(t.url, 4);
-  return {
-    db,
-    close: async () => {
-      await db.close();
-      await t.drop();
-    },
-  };
-});
+suite("search walk on PGlite", () => openEmptyDatabase("pglite", "walk"));
+suite("search walk on the Postgres server", () => openEmptyDatabase("pg", "walk", 4));
 
 // The choice alone, from totals put in the count cache of a recording handle (no database: one function isolated).
 describe("searchWalks", () => {
