@@ -5,7 +5,8 @@
 // Environment: BENCH_DATABASE_URL (else a Postgres server is started under bench/.work on port 55440),
 // BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_RATE (req/s, 200), BENCH_CONNECTIONS (32),
 // BENCH_POOL_SIZE (DB_POOL_SIZE of the servers, 10), BENCH_PRODUCTS (1000000), BENCH_OTHER_PRODUCTS (100000),
-// BENCH_SKIP_BUILD=1 (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix).
+// BENCH_ROUNDS (3: saturation rounds per scenario, each paired with one of the ceiling), BENCH_SKIP_BUILD=1
+// (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -45,6 +46,10 @@ const RATE = Number(env.BENCH_RATE ?? 200);
 // 10–30 ms of stall, the trivial ceiling included) lands in a 10 s window or not, and moves a 2,000-request p99.
 const FIXED_DURATION = Number(env.BENCH_FIXED_DURATION ?? 30);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 32);
+// The machine's speed drifts by several per cent within minutes (the floor shows it too): each saturation round
+// of a scenario is paired with a round of the ceiling just before it, and the share of the ceiling is the median
+// of the rounds' ratios.
+const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 3));
 const POOL = Number(env.BENCH_POOL_SIZE ?? 10);
 const BENCH_PRODUCTS = Number(env.BENCH_PRODUCTS ?? 1_000_000);
 const OTHER_PRODUCTS = Number(env.BENCH_OTHER_PRODUCTS ?? 100_000);
@@ -332,34 +337,32 @@ async function openLoopProcess(opts: Parameters<typeof openLoop>[0]): Promise<Op
   return JSON.parse(out) as OpenLoopResult;
 }
 
-// Throughput at saturation (CONNECTIONS, DURATION after WARMUP) with RSS sampled, then latency at RATE req/s.
-async function measure(
-  base: string,
-  s: Scenario,
-  mainKey: string,
-  pid: number,
-): Promise<{ sat: Measure; fixed: Measure }> {
-  const expected = s.status ?? 200;
+// Throughput at saturation: CONNECTIONS for DURATION after WARMUP, with the server's RSS sampled.
+async function saturate(base: string, s: Scenario, mainKey: string, pid: number): Promise<Measure> {
   await cannon(base, s, mainKey, { connections: CONNECTIONS, duration: WARMUP });
   let rss = 0;
   const sampler = setInterval(() => (rss = Math.max(rss, treeRssMb(pid))), 500);
   const sat = summarize(
     await cannon(base, s, mainKey, { connections: CONNECTIONS, duration: DURATION }),
-    expected,
+    s.status ?? 200,
   );
   clearInterval(sampler);
   sat.rssMb = Math.max(rss, treeRssMb(pid));
-  // A pause, so that the latency run does not begin in the aftermath of the saturation run (sockets, GC).
+  return sat;
+}
+
+// Latency at RATE req/s, open loop (see bench/open-loop.ts for why not autocannon's overallRate), after a pause
+// so that it does not begin in the aftermath of a saturation run (sockets, GC).
+async function fixedLoad(base: string, s: Scenario, mainKey: string): Promise<Measure> {
   await new Promise((r) => setTimeout(r, 2_000));
-  // Latency at a fixed offered load, open loop (see bench/open-loop.ts for why not autocannon's overallRate).
   const r = await openLoopProcess({
     url: `${base}${s.path}`,
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
     rate: RATE,
     durationSeconds: FIXED_DURATION,
   });
-  const ok = r.statuses[String(expected)] ?? 0;
-  const fixed: Measure = {
+  const ok = r.statuses[String(s.status ?? 200)] ?? 0;
+  return {
     rps: RATE,
     p50: r.p50,
     p99: r.p99,
@@ -370,24 +373,59 @@ async function measure(
     lagMs: r.maxLag,
     resent: r.resent,
   };
-  return { sat, fixed };
+}
+
+async function measure(
+  base: string,
+  s: Scenario,
+  mainKey: string,
+  pid: number,
+): Promise<{ sat: Measure; fixed: Measure }> {
+  const sat = await saturate(base, s, mainKey, pid);
+  return { sat, fixed: await fixedLoad(base, s, mainKey) };
+}
+
+const median = (xs: number[]): number => {
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+};
+
+// One figure for several saturation rounds: medians of rates and latencies, worst maximum and memory, all statuses.
+function mergeRounds(rounds: Measure[]): Measure {
+  return {
+    rps: Math.round(median(rounds.map((r) => r.rps))),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    max: Math.max(...rounds.map((r) => r.max)),
+    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    unexpected: rounds.reduce((n, r) => n + r.unexpected, 0),
+    rssMb: Math.max(...rounds.map((r) => r.rssMb ?? 0)),
+  };
 }
 
 function table(results: ResultFile): string {
   const pct = (a: number, b: number) => (b > 0 ? `${Math.round((100 * a) / b)}%` : "–");
   const ceiling = results.ceiling.sat.rps;
+  const share = (x: number) => `${Math.round(100 * x)}%`;
   const lines = [
     `Run ${results.date} · ${results.machine.cpus} CPUs · load before ${results.machine.loadBefore.join(" / ")}, after ${results.machine.loadAfter.join(" / ")} · ` +
-      `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up) · fixed load ${RATE} req/s × ${FIXED_DURATION} s (open loop) · DB_POOL_SIZE=${results.settings.poolSize}`,
+      `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up), ${results.settings.rounds ?? 1} rounds each paired with a round of the ceiling · fixed load ${RATE} req/s × ${FIXED_DURATION} s (open loop) · DB_POOL_SIZE=${results.settings.poolSize}`,
     "",
-    `Ceiling (trivial Next.js route handler): **${ceiling} req/s**, p50 ${results.ceiling.fixed.p50} ms, p99 ${results.ceiling.fixed.p99} ms at ${RATE} req/s, RSS ${results.ceiling.sat.rssMb} MB.`,
+    `Ceiling (trivial Next.js route handler): **${ceiling} req/s** at the start (${results.ceiling.sat.rpsMin ?? ceiling}–${results.ceiling.sat.rpsMax ?? ceiling} over the run's rounds), p50 ${results.ceiling.fixed.p50} ms, p99 ${results.ceiling.fixed.p99} ms at ${RATE} req/s, RSS ${results.ceiling.sat.rssMb} MB.`,
+    "",
+    "req/s: median of the rounds; % of ceiling: median of each round's ratio to the ceiling's round just before it (in parentheses: the median of those ceiling rounds, req/s).",
     "",
     "| scenario | req/s (32 conn) | % of ceiling | floor req/s | % of floor | p50 ms @200 | p99 ms @200 | max ms @200 | floor p99 @200 | RSS MB | unexpected status |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of results.scenarios) {
+    const shareCell = r.rounds
+      ? `${share(r.rounds.share)} (${Math.round(median(r.rounds.ceiling))})`
+      : pct(r.app.sat.rps, ceiling);
     lines.push(
-      `| ${r.name} | ${r.app.sat.rps} | ${pct(r.app.sat.rps, ceiling)} | ${r.floor.sat.rps} | ${pct(r.app.sat.rps, r.floor.sat.rps)} | ` +
+      `| ${r.name} | ${r.app.sat.rps} | ${shareCell} | ${r.floor.sat.rps} | ${pct(r.app.sat.rps, r.floor.sat.rps)} | ` +
         `${r.app.fixed.p50} | ${r.app.fixed.p99} | ${r.app.fixed.max} | ${r.floor.fixed.p99} | ${r.app.sat.rssMb} | ${r.app.sat.unexpected + r.app.fixed.unexpected} |`,
     );
   }
@@ -405,12 +443,14 @@ function table(results: ResultFile): string {
 interface ResultFile {
   date: string;
   machine: { cpus: number; loadBefore: number[]; loadAfter: number[]; node: string };
-  settings: Record<string, unknown> & { poolSize: number };
+  settings: Record<string, unknown> & { poolSize: number; rounds?: number };
   seedSeconds: Record<string, number>;
-  ceiling: { sat: Measure; fixed: Measure };
+  ceiling: { sat: Measure & { rpsMin?: number; rpsMax?: number }; fixed: Measure };
   scenarios: {
     name: string;
     path: string;
+    /** Saturation rounds: the app's and the paired ceiling's req/s, and the median of their ratios. */
+    rounds?: { app: number[]; ceiling: number[]; share: number };
     app: { sat: Measure; fixed: Measure };
     floor: { sat: Measure; fixed: Measure };
   }[];
@@ -540,17 +580,40 @@ async function main(): Promise<void> {
   );
   log(`ceiling: ${ceilingResult.sat.rps} req/s, p99 ${ceilingResult.fixed.p99} ms`);
   const out: ResultFile["scenarios"] = [];
+  const allCeilingRounds = [ceilingResult.sat.rps];
   for (const s of list) {
-    const a = await measure(`http://127.0.0.1:${PORTS.app}`, s, keys[0]!, app.pid!);
+    const appRounds: Measure[] = [];
+    const ceilingRounds: Measure[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      ceilingRounds.push(
+        await saturate(`http://127.0.0.1:${PORTS.ceiling}`, ceilingScenario, keys[0]!, ceiling.pid!),
+      );
+      appRounds.push(await saturate(`http://127.0.0.1:${PORTS.app}`, s, keys[0]!, app.pid!));
+    }
+    allCeilingRounds.push(...ceilingRounds.map((r) => r.rps));
+    const rounds = {
+      app: appRounds.map((r) => r.rps),
+      ceiling: ceilingRounds.map((r) => r.rps),
+      share: median(appRounds.map((r, i) => r.rps / Math.max(1, ceilingRounds[i]!.rps))),
+    };
+    const a = {
+      sat: mergeRounds(appRounds),
+      fixed: await fixedLoad(`http://127.0.0.1:${PORTS.app}`, s, keys[0]!),
+    };
     const f = await measure(`http://127.0.0.1:${PORTS.floor}`, s, keys[0]!, floor.pid!);
     log(
-      `${s.name}: app ${a.sat.rps} req/s (p99@${RATE} ${a.fixed.p99} ms, RSS ${a.sat.rssMb} MB), floor ${f.sat.rps} req/s (p99 ${f.fixed.p99} ms)` +
+      `${s.name}: app ${a.sat.rps} req/s (${rounds.app.join(", ")}; ceiling ${rounds.ceiling.join(", ")}: ${Math.round(100 * rounds.share)}%; p99@${RATE} ${a.fixed.p99} ms, RSS ${a.sat.rssMb} MB), floor ${f.sat.rps} req/s (p99 ${f.fixed.p99} ms)` +
         (a.sat.unexpected + a.fixed.unexpected > 0
           ? ` — ${a.sat.unexpected + a.fixed.unexpected} unexpected statuses`
           : ""),
     );
-    out.push({ name: s.name, path: s.path, app: a, floor: f });
+    out.push({ name: s.name, path: s.path, rounds, app: a, floor: f });
   }
+  ceilingResult.sat = {
+    ...ceilingResult.sat,
+    rpsMin: Math.min(...allCeilingRounds),
+    rpsMax: Math.max(...allCeilingRounds),
+  } as Measure & { rpsMin: number; rpsMax: number };
   const results: ResultFile = {
     date,
     machine: { cpus: os.cpus().length, loadBefore, loadAfter: loadAverage(), node: process.version },
@@ -561,6 +624,7 @@ async function main(): Promise<void> {
       fixedRate: RATE,
       fixedDurationSeconds: FIXED_DURATION,
       poolSize: POOL,
+      rounds: ROUNDS,
     },
     seedSeconds,
     ceiling: ceilingResult,
