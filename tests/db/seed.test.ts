@@ -10,6 +10,9 @@ import {
   seedDemo,
   seedOrganization,
 } from "@/db/seed";
+import { listProducts } from "@/lib/catalog/products";
+import { parseQuery } from "@/lib/public-api/params";
+import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
 // Opens a fresh, migrated database of the given kind.
@@ -333,6 +336,36 @@ describe.each(["pglite", "pg"] as const)("demo seed on %s", (driver) => {
     const [la, lb] = await Promise.all([linkCounts(small.orgId), linkCounts(large.orgId)]);
     expect(la).toEqual(lb);
     expect(new Set(la.map((m) => m.n))).toEqual(new Set([0, 1]));
+  });
+});
+
+describe("seeding on the Postgres server while the organization is read", () => {
+  it("a total counted before the batches committed does not outlive the seed", async () => {
+    const { db, close } = await freshDatabase("pg", "seed_live");
+    try {
+      const firstPage = parseQuery(new URLSearchParams(""), listProductsQuery) as ProductsQuery;
+      let read: Promise<number> | undefined;
+      const { orgId } = await seedOrganization(db, {
+        slug: "live",
+        name: "Live",
+        products: 400,
+        batchSize: 200,
+        onProgress: (p) => {
+          // The structure is committed and the batches are about to start (each in its own transaction): an API
+          // request now counts the organization's products and caches the total under the current version.
+          if (p.step === "products" && p.done === 0 && !read) {
+            read = db
+              .query<{ id: string }>("select id from organizations where slug = 'live'")
+              .then(([o]) => listProducts(db, o!.id, firstPage))
+              .then((r) => r.pagination.total);
+          }
+        },
+      });
+      expect(await read).toBe(0);
+      expect((await listProducts(db, orgId, firstPage)).pagination.total).toBe(400);
+    } finally {
+      await close();
+    }
   });
 });
 
