@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPg, openPglite, type Database, type Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/attributes";
 import { VERSION_SQL, countCacheFor, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
@@ -7,7 +7,7 @@ import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
 import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
 import { parseQuery } from "@/lib/public-api/params";
-import { createTestDatabase } from "../support/servers";
+import { openEmptyDatabase } from "../support/databases";
 
 // The count strategy (cached exact totals under a per-organization catalog version) and the deferred-join page
 // query, on the embedded database and on the Postgres server.
@@ -362,36 +362,19 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
   });
 }
 
-suite("count strategy on PGlite", async () => {
-  const db = await openPglite("memory://");
-  return { db, close: () => db.close() };
-});
-
-suite("count strategy on the Postgres server", async () => {
-  const t = await createTestDatabase("count");
-  const db = await openPg(t.url, 4);
-  return {
-    db,
-    close: async () => {
-      await db.close();
-      await t.drop();
-    },
-  };
-});
+suite("count strategy on PGlite", () => openEmptyDatabase("pglite", "count"));
+suite("count strategy on the Postgres server", () => openEmptyDatabase("pg", "count", 4));
 
 describe("count strategy under concurrent transactions (Postgres server)", () => {
   let db: Database;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const t = await createTestDatabase("count_tx");
-    drop = t.drop;
-    db = await openPg(t.url, 4);
+    ({ db, close } = await openEmptyDatabase("pg", "count_tx", 4));
     await migrate(db);
     await seed(db);
   });
   afterAll(async () => {
-    await db?.close();
-    await drop?.();
+    await close?.();
   });
 
   it("does not see uncommitted products, and counts them once committed; a rolled-back insert changes nothing", async () => {
