@@ -609,11 +609,6 @@ async function main(): Promise<void> {
     );
     out.push({ name: s.name, path: s.path, rounds, app: a, floor: f });
   }
-  ceilingResult.sat = {
-    ...ceilingResult.sat,
-    rpsMin: Math.min(...allCeilingRounds),
-    rpsMax: Math.max(...allCeilingRounds),
-  } as Measure & { rpsMin: number; rpsMax: number };
   const results: ResultFile = {
     date,
     machine: { cpus: os.cpus().length, loadBefore, loadAfter: loadAverage(), node: process.version },
@@ -627,7 +622,14 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
     },
     seedSeconds,
-    ceiling: ceilingResult,
+    ceiling: {
+      sat: {
+        ...ceilingResult.sat,
+        rpsMin: Math.min(...allCeilingRounds),
+        rpsMax: Math.max(...allCeilingRounds),
+      },
+      fixed: ceilingResult.fixed,
+    },
     scenarios: out,
   };
   writeFileSync(path.join(RESULTS, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
