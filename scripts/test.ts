@@ -1,9 +1,12 @@
 // `npm test`: every check and suite, with a real Postgres and Redis (started here on loopback when not given).
+// Installs what the chosen steps need from the system (Postgres, Redis, Chromium) when it may (root and apt-get),
+// else prints the command and stops.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { findPart, localProbe, PARTS, planSystemDeps, TEST_STEPS, type TestStep } from "./lib/system-deps";
 
 const root = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -56,17 +59,61 @@ function playwrightCounts(file: string): Counts | undefined {
   return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0), skipped: s.skipped ?? 0 };
 }
 
+// Makes sure the system programs the chosen steps need are there: installs them (root with apt-get) or exits 1.
+function ensureSystemDeps(steps: readonly TestStep[], env: NodeJS.ProcessEnv): void {
+  const probe = localProbe();
+  const plan = planSystemDeps(steps, env, probe);
+  if (plan.action === "none") return;
+  if (plan.action === "stop") {
+    console.error(plan.message);
+    process.exit(1);
+  }
+  console.log(`Installing ${plan.packages.join(" ")} (needed by ${steps.join(", ")})…`);
+  for (const [cmd, ...args] of plan.commands) {
+    console.log(`$ ${[cmd, ...args].join(" ")}`);
+    const out = spawnSync(cmd!, args, {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+    if (out.status !== 0) {
+      console.error(`${cmd} ${args[0]} failed (exit ${out.status ?? out.signal ?? out.error?.message})`);
+      process.exit(1);
+    }
+  }
+  const still = plan.missing.filter((part) => !findPart(part, env, probe));
+  if (still.length > 0) {
+    console.error(
+      `Still missing after installing ${plan.packages.join(" ")}: ${still.map((p) => PARTS[p].label).join(", ")} ` +
+        `(PATH=${env.PATH ?? ""}).`,
+    );
+    process.exit(1);
+  }
+}
+
 async function main() {
   const args = process.argv.slice(2);
-  const only = new Set(args.filter((a) => !a.startsWith("-")));
-  const want = (step: string) => only.size === 0 || only.has(step);
+  const named = args.filter((a) => !a.startsWith("-"));
+  const unknown = named.filter((a) => !(TEST_STEPS as readonly string[]).includes(a));
+  if (unknown.length > 0) {
+    console.error(
+      `Unknown step ${unknown.join(", ")}: the steps are ${TEST_STEPS.join(", ")} (default: all).`,
+    );
+    process.exit(2);
+  }
+  const hasE2e = existsSync(path.join(root, "playwright.config.ts"));
+  const steps = TEST_STEPS.filter(
+    (s) => (named.length === 0 || named.includes(s)) && (s !== "e2e" || hasE2e),
+  );
+  const want = (step: string) => (steps as readonly string[]).includes(step);
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test" };
+  ensureSystemDeps(steps, env);
   const work = mkdtempSync(path.join(os.tmpdir(), "pca-test-"));
   let servicesDir: string | undefined;
   let pgPort = 0;
   let redisPort = 0;
 
-  if (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL) {
+  // Only the unit suites use TEST_DATABASE_URL and TEST_REDIS_URL (the e2e server runs on embedded PGlite).
+  if (want("unit") && (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL)) {
     servicesDir = path.join(work, "services");
     pgPort = await freePort();
     redisPort = await freePort();
@@ -81,7 +128,7 @@ async function main() {
     if (out.status !== 0) {
       console.error(out.stderr || out.stdout);
       console.error(
-        "Could not start Postgres/Redis: install them (apt-get install postgresql redis-server) or set TEST_DATABASE_URL and TEST_REDIS_URL.",
+        "Could not start Postgres/Redis (scripts/services.sh start, output above); or set TEST_DATABASE_URL and TEST_REDIS_URL to servers of your own.",
       );
       process.exit(1);
     }
@@ -90,7 +137,8 @@ async function main() {
       if (m) env[m[1]!] ??= m[2];
     }
   }
-  console.log(`TEST_DATABASE_URL=${env.TEST_DATABASE_URL}\nTEST_REDIS_URL=${env.TEST_REDIS_URL}`);
+  if (want("unit"))
+    console.log(`TEST_DATABASE_URL=${env.TEST_DATABASE_URL}\nTEST_REDIS_URL=${env.TEST_REDIS_URL}`);
 
   const results: [string, number][] = [];
   const step = async (name: string, cmd: string, a: string[]) => {
@@ -108,7 +156,7 @@ async function main() {
       "--reporter=json",
       `--outputFile.json=${vitestJson}`,
     ]);
-    if (existsSync(path.join(root, "playwright.config.ts"))) {
+    if (want("e2e")) {
       env.PLAYWRIGHT_JSON_OUTPUT_NAME = playwrightJson;
       await step("e2e", bin("playwright"), ["test", "--reporter=list,json"]);
     }

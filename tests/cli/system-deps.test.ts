@@ -1,0 +1,192 @@
+// What `npm test` does about Postgres, Redis and Chromium before its steps: nothing, install (root with apt-get),
+// or stop with the command to run; decided from an injected picture of the machine.
+import { describe, expect, it } from "vitest";
+import {
+  aptCommandLine,
+  findPart,
+  neededParts,
+  planSystemDeps,
+  TEST_STEPS,
+  type Env,
+  type SystemProbe,
+  type TestStep,
+} from "@/scripts/lib/system-deps";
+
+const INITDB = "/usr/lib/postgresql/15/bin/initdb";
+const REDIS = "/usr/bin/redis-server";
+const CHROMIUM = "/usr/bin/chromium";
+const APT = "/usr/bin/apt-get";
+const PATH = "/usr/local/bin:/usr/bin:/bin";
+const ALL = [...TEST_STEPS];
+
+// A machine holding exactly these files; /usr/lib/postgresql lists the versions that have a directory.
+function machine(files: string[], isRoot: boolean): SystemProbe {
+  const set = new Set(files);
+  return {
+    exists: (file) => set.has(file),
+    listDir: (dir) =>
+      dir === "/usr/lib/postgresql"
+        ? [...new Set(files.filter((f) => f.startsWith(`${dir}/`)).map((f) => f.split("/")[4]!))]
+        : [],
+    isRoot,
+  };
+}
+
+const fresh = (isRoot: boolean, apt = true) => machine(apt ? [APT] : [], isRoot);
+const complete = (isRoot: boolean) => machine([APT, INITDB, REDIS, CHROMIUM], isRoot);
+const env = (extra: Record<string, string> = {}): Env => ({ PATH, ...extra });
+const INSTALL_FLAGS = ["apt-get", "install", "-y", "--no-install-recommends"];
+
+describe("the parts each step needs", () => {
+  it.each<[TestStep[], Record<string, string>, string[]]>([
+    [["format"], {}, []],
+    [["lint"], {}, []],
+    [["typecheck"], {}, []],
+    [["format", "lint", "typecheck"], {}, []],
+    [["unit"], {}, ["postgres", "redis"]],
+    // Only one server given: scripts/services.sh starts both, so Postgres is still needed.
+    [["unit"], { TEST_DATABASE_URL: "postgres://db/x" }, ["postgres", "redis"]],
+    [["unit"], { TEST_REDIS_URL: "redis://r" }, ["postgres", "redis"]],
+    // Both given: no Postgres; redis-server still, for the outage suite's own server.
+    [["unit"], { TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" }, ["redis"]],
+    [["e2e"], {}, ["chromium"]],
+    [["lint", "e2e"], {}, ["chromium"]],
+    [ALL, {}, ["postgres", "redis", "chromium"]],
+  ])("%j with %j needs %j", (steps, extra, parts) => {
+    expect(neededParts(steps, env(extra))).toEqual(parts);
+  });
+});
+
+describe("finding the parts", () => {
+  it("finds the newest Postgres under /usr/lib/postgresql, redis-server on the PATH, Chromium at its path", () => {
+    const probe = machine(
+      ["/usr/lib/postgresql/13/bin/initdb", INITDB, "/opt/r/redis-server", CHROMIUM],
+      false,
+    );
+    expect(findPart("postgres", env(), probe)).toBe(INITDB);
+    expect(findPart("redis", env({ PATH: "/nowhere:/opt/r" }), probe)).toBe("/opt/r/redis-server");
+    expect(findPart("chromium", env(), probe)).toBe(CHROMIUM);
+  });
+
+  it("a Postgres directory without initdb (only the client installed) is not a server", () => {
+    const probe = machine(["/usr/lib/postgresql/15/bin/psql"], true);
+    expect(findPart("postgres", env(), probe)).toBeUndefined();
+  });
+
+  it("redis-server off the PATH is missing, wherever else it lies", () => {
+    expect(findPart("redis", env({ PATH: "/usr/local/bin:/bin" }), complete(true))).toBeUndefined();
+    expect(findPart("redis", env({ PATH: "" }), complete(true))).toBeUndefined();
+  });
+
+  it("CHROMIUM_PATH decides where Chromium is looked for", () => {
+    expect(
+      findPart("chromium", env({ CHROMIUM_PATH: "/opt/chrome/chrome" }), complete(true)),
+    ).toBeUndefined();
+    const probe = machine(["/opt/chrome/chrome"], false);
+    expect(findPart("chromium", env({ CHROMIUM_PATH: "/opt/chrome/chrome" }), probe)).toBe(
+      "/opt/chrome/chrome",
+    );
+  });
+});
+
+describe("the plan", () => {
+  it("nothing to do when every needed part is there, root or not", () => {
+    expect(planSystemDeps(ALL, env(), complete(true))).toEqual({ action: "none" });
+    expect(planSystemDeps(ALL, env(), complete(false))).toEqual({ action: "none" });
+  });
+
+  it("steps that need nothing never look at the system, even on a bare machine without apt", () => {
+    expect(planSystemDeps(["format", "lint", "typecheck"], env(), fresh(false, false))).toEqual({
+      action: "none",
+    });
+  });
+
+  it("root with apt-get: apt-get update once, then one non-interactive install of the missing packages", () => {
+    expect(planSystemDeps(ALL, env(), fresh(true))).toEqual({
+      action: "install",
+      missing: ["postgres", "redis", "chromium"],
+      packages: ["postgresql", "redis-server", "chromium"],
+      commands: [
+        ["apt-get", "update"],
+        [...INSTALL_FLAGS, "postgresql", "redis-server", "chromium"],
+      ],
+    });
+  });
+
+  it("installs only what is missing for the chosen steps", () => {
+    const noRedis = machine([APT, INITDB, CHROMIUM], true);
+    expect(planSystemDeps(ALL, env(), noRedis)).toMatchObject({
+      action: "install",
+      commands: [
+        ["apt-get", "update"],
+        [...INSTALL_FLAGS, "redis-server"],
+      ],
+    });
+    expect(planSystemDeps(["e2e"], env(), noRedis)).toEqual({ action: "none" });
+    const noChromium = machine([APT, INITDB, REDIS], true);
+    expect(planSystemDeps(["unit"], env(), noChromium)).toEqual({ action: "none" });
+    expect(planSystemDeps(["e2e"], env(), noChromium)).toMatchObject({
+      action: "install",
+      commands: [
+        ["apt-get", "update"],
+        [...INSTALL_FLAGS, "chromium"],
+      ],
+    });
+  });
+
+  it("with both test servers given, unit installs redis-server but not Postgres", () => {
+    const given = env({ TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" });
+    expect(planSystemDeps(["unit"], given, fresh(true))).toMatchObject({
+      action: "install",
+      packages: ["redis-server"],
+    });
+  });
+
+  it("not root: stops with the exact command, run with sudo, and the way out with servers of one's own", () => {
+    const plan = planSystemDeps(["unit"], env(), fresh(false));
+    expect(plan.action).toBe("stop");
+    if (plan.action !== "stop") return;
+    expect(plan.missing).toEqual(["postgres", "redis"]);
+    const line =
+      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server";
+    expect(plan.message).toContain(`\n  ${line}\n`);
+    expect(plan.message).toContain("TEST_DATABASE_URL=");
+  });
+
+  it("not root, only Chromium missing: the command names chromium alone and no server hint", () => {
+    const plan = planSystemDeps(["e2e"], env(), machine([APT, INITDB, REDIS], false));
+    expect(plan).toMatchObject({ action: "stop", missing: ["chromium"] });
+    if (plan.action !== "stop") return;
+    expect(plan.message).toContain(aptCommandLine(["chromium"], true));
+    expect(plan.message).not.toContain("TEST_DATABASE_URL");
+  });
+
+  it("no apt-get, root or not: stops naming the Debian packages, without an apt command", () => {
+    for (const isRoot of [true, false]) {
+      const plan = planSystemDeps(["e2e", "unit"], env(), fresh(isRoot, false));
+      expect(plan).toMatchObject({ action: "stop", missing: ["postgres", "redis", "chromium"] });
+      if (plan.action !== "stop") return;
+      expect(plan.message).toContain("apt-get is not available");
+      expect(plan.message).toContain("postgresql redis-server chromium");
+      expect(plan.message).not.toContain("apt-get install");
+    }
+  });
+
+  it("apt-get off the PATH counts as no apt", () => {
+    expect(planSystemDeps(["e2e"], env({ PATH: "/opt/bin" }), fresh(true))).toMatchObject({ action: "stop" });
+  });
+
+  it("a CHROMIUM_PATH naming a missing file is a setting to fix: no install, even as root", () => {
+    const plan = planSystemDeps(["e2e"], env({ CHROMIUM_PATH: "/nonexistent" }), complete(true));
+    expect(plan).toMatchObject({ action: "stop", missing: ["chromium"] });
+    if (plan.action !== "stop") return;
+    expect(plan.message).toContain("CHROMIUM_PATH=/nonexistent");
+  });
+
+  it("CHROMIUM_PATH set to Debian's path is installed like the default", () => {
+    expect(planSystemDeps(["e2e"], env({ CHROMIUM_PATH: CHROMIUM }), fresh(true))).toMatchObject({
+      action: "install",
+      packages: ["chromium"],
+    });
+  });
+});
