@@ -26,6 +26,11 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
 function parameter(name: string, p: ParamDef): Json {
   let schema = jsonSchema(p.schema, "input");
   if (p.boolean) schema = { type: "boolean" };
+  if (schema.type === "integer") {
+    // Integers arrive as digits (the schema's pattern and default are the query string's): document the number.
+    const { pattern: _p, default: fallback, ...rest } = schema;
+    schema = fallback === undefined ? rest : { ...rest, default: Number(fallback) };
+  }
   const out: Json = {
     name,
     in: "query",

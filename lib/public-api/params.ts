@@ -32,9 +32,21 @@ export function defineQuery<P extends Record<string, ParamDef>>(
 const ID_MAX = 128;
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
+// A whole number written as plain decimal digits ("0x10", "1e1", "1.0", " 1" are refused, not read as numbers);
+// documented as the integer it stands for.
+function intSchema(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^[0-9]{1,10}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .prefault(String(fallback))
+    .meta({ type: "integer", minimum: min, maximum: max });
+}
+
 // page: integer ≥ 1, default 1.
 export const pageParam: ParamDef = {
-  schema: z.coerce.number().int().min(1).max(10_000_000).default(1),
+  schema: intSchema(1, 10_000_000, 1),
   description:
     "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
   expected: "entier de 1 à 10000000 attendu",
@@ -43,7 +55,7 @@ export const pageParam: ParamDef = {
 
 // perPage: integer 1..100, default 20.
 export const perPageParam: ParamDef = {
-  schema: z.coerce.number().int().min(1).max(100).default(20),
+  schema: intSchema(1, 100, 20),
   description: "Maximum number of items per page (1 to 100).",
   expected: "entier de 1 à 100 attendu",
   example: "20",
@@ -160,9 +172,11 @@ export function textParam(description: string, max = 200): ParamDef {
 
 // Parses and validates URL query parameters against a QueryDef, or throws a 400 naming the parameter.
 export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): T {
-  const raw: Record<string, string | string[]> = {};
+  // Own properties only, on an object without a prototype: "constructor", "toString" or "__proto__" are unknown
+  // parameters like any other name, never inherited members of Object.prototype.
+  const raw: Record<string, string | string[]> = Object.create(null);
   for (const [name, value] of searchParams) {
-    const param = def.params[name];
+    const param = Object.hasOwn(def.params, name) ? def.params[name] : undefined;
     if (!param) {
       throw new PublicApiError(
         "PUBLIC_API_INVALID_QUERY",
@@ -182,7 +196,7 @@ export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): 
       raw[name] = value;
     }
   }
-  const parsed = def.schema.safeParse(raw);
+  const parsed = def.schema.safeParse({ ...raw });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const name = String(issue.path[0] ?? "");
