@@ -23,6 +23,8 @@ const SCOPE_GRANTS: Record<string, string> = {
 const ERROR_CONDITIONS: Record<ErrorCode, string> = {
   PUBLIC_API_INVALID_QUERY:
     "A query parameter is unknown, repeated or invalid; the message names it and what is allowed.",
+  PUBLIC_API_INVALID_PATH:
+    "The path is not valid percent-encoding (`%ZZ`, a cut UTF-8 sequence), under `/public/` or `/media/`.",
   PUBLIC_API_KEY_MISSING: "No `Authorization` header, or `Bearer` without a key.",
   PUBLIC_API_KEY_INVALID: "The key is malformed or unknown.",
   PUBLIC_API_KEY_EXPIRED: "The key has passed its expiry date.",

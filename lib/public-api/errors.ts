@@ -5,6 +5,11 @@ export const ERRORS = {
     error: "Bad Request",
     message: "Paramètres de requête invalides.",
   },
+  PUBLIC_API_INVALID_PATH: {
+    status: 400,
+    error: "Bad Request",
+    message: "Chemin de requête invalide : encodage en pourcentage incorrect.",
+  },
   PUBLIC_API_KEY_MISSING: { status: 401, error: "Unauthorized", message: "Clé API manquante." },
   PUBLIC_API_KEY_INVALID: { status: 401, error: "Unauthorized", message: "Clé API invalide." },
   PUBLIC_API_KEY_EXPIRED: { status: 401, error: "Unauthorized", message: "Clé API expirée." },
@@ -87,6 +92,7 @@ const UNAVAILABLE_CODES = new Set([
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
+  "57014", // query_canceled: the server's statement_timeout (DB_STATEMENT_TIMEOUT_MS) ran out
   "53300", // too_many_connections
   "08000",
   "08001",
@@ -102,7 +108,9 @@ export function isUnavailableError(err: unknown): boolean {
   const message = (err as { message?: unknown }).message;
   return (
     typeof message === "string" &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    // node-postgres: a connection that could not be opened in time or was lost, no free connection of the pool
+    // within DB_CONNECT_TIMEOUT_MS, a statement without an answer within DB_STATEMENT_TIMEOUT_MS (query_timeout).
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i.test(
       message,
     )
   );

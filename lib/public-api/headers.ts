@@ -1,19 +1,26 @@
+import { randomUUID } from "node:crypto";
 import type { RateLimitResult } from "@/lib/rate-limit";
 
 // Headers exposed to browsers calling the API from another origin.
 const EXPOSED =
   "X-Request-Id, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
 
-// Headers every public API response carries.
-export function baseHeaders(requestId: string): Headers {
-  return new Headers({
-    "Content-Type": "application/json; charset=utf-8",
-    "Cache-Control": "private, no-store",
+// Headers every answer under /public/v1 carries: its request id, cross-origin access and the security headers.
+function apiHeaders(requestId: string, cacheControl: string, contentType?: string): Headers {
+  const h = new Headers({
+    "Cache-Control": cacheControl,
     "X-Request-Id": requestId,
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Expose-Headers": EXPOSED,
     "X-Content-Type-Options": "nosniff",
   });
+  if (contentType) h.set("Content-Type", contentType);
+  return h;
+}
+
+// Headers of a JSON answer of the public API (private, never stored unless a caching feature says otherwise).
+export function baseHeaders(requestId: string, cacheControl = "private, no-store"): Headers {
+  return apiHeaders(requestId, cacheControl, "application/json; charset=utf-8");
 }
 
 // Rate-limit state headers: IETF httpapi draft (RateLimit-Policy, RateLimit) and the X-RateLimit-* trio.
@@ -35,15 +42,10 @@ export function setRateLimitHeaders(
 
 // The answer to a CORS preflight of the public API.
 export function preflightResponse(allow: string): Response {
-  return new Response(null, {
-    status: 204,
-    headers: {
-      "Access-Control-Allow-Origin": "*",
-      "Access-Control-Allow-Methods": allow,
-      "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept",
-      "Access-Control-Max-Age": "86400",
-      Allow: allow,
-      "Cache-Control": "public, max-age=86400",
-    },
-  });
+  const headers = apiHeaders(randomUUID(), "public, max-age=86400");
+  headers.set("Access-Control-Allow-Methods", allow);
+  headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept");
+  headers.set("Access-Control-Max-Age", "86400");
+  headers.set("Allow", allow);
+  return new Response(null, { status: 204, headers });
 }

@@ -4,7 +4,9 @@ import type { Config } from "@/lib/config";
 import { isWellFormedApiKey } from "@/lib/api-keys";
 import type { Scope } from "@/lib/catalog/enums";
 import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
-import { ERRORS, PublicApiError, errorBody, isUnavailableError } from "./errors";
+import { clientAddress } from "./client-address";
+import { UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
+import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
 import { lookupKey, type KeyRecord } from "./key-lookup";
 import { parseQuery, type QueryDef } from "./params";
@@ -25,9 +27,8 @@ export interface ApiContext<Q> {
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 
 const READ_METHODS = "GET, HEAD, OPTIONS";
-const UNAVAILABLE_RETRY_AFTER = 5;
 
-// Wraps a handler in the public API pipeline: request id → key → 401 → scope → 403 → rate limit → 429 → query → 400 → handler.
+// Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400 → handler.
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
   opts: { scope: Scope; query: QueryDef<Q> },
@@ -41,16 +42,18 @@ export function withPublicApi<Q>(
     try {
       const key = await authenticate(request, rt, headers, now);
       rt.lastUsed.touch(key.id, now);
+      // Every authenticated request counts against its key, whatever its answer (a 403 or a 400 too): a key
+      // cannot probe scopes or parameters for free, and its headers always show the quota it spends.
+      if (rt.config.RATE_LIMIT_ENABLED) {
+        const r = await limit(rt.limiters.perKey, key.id);
+        setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
+        if (!r.success) throw rateLimited(r, now);
+      }
       if (!key.scopes.has(opts.scope)) {
         throw new PublicApiError(
           "PUBLIC_API_INSUFFICIENT_SCOPE",
           `La clé API n'a pas le scope « ${opts.scope} » requis pour cette ressource.`,
         );
-      }
-      if (rt.config.RATE_LIMIT_ENABLED) {
-        const r = await limit(rt.limiters.perKey, key.id);
-        setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
-        if (!r.success) throw rateLimited(r, now);
       }
       const query = parseQuery(new URL(request.url).searchParams, opts.query);
       const db = await rt.db();
@@ -115,7 +118,7 @@ function blockedMap(rt: Runtime): BlockMap {
 function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
   if (!rt.config.RATE_LIMIT_ENABLED) return undefined;
   const map = blockedMap(rt);
-  const ip = clientAddress(request);
+  const ip = clientAddress(request.headers);
   const until = map.get(ip);
   if (until === undefined) return undefined;
   if (until <= now) {
@@ -130,7 +133,7 @@ function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError
 }
 
 async function countAuthFailure(request: Request, rt: Runtime, headers: Headers, now: number): Promise<void> {
-  const ip = clientAddress(request);
+  const ip = clientAddress(request.headers);
   const r = await limit(rt.limiters.authFailure, `ip:${ip}`);
   setRateLimitHeaders(headers, "auth-failures", rt.config.AUTH_FAILURE_WINDOW_SECONDS, r, now);
   if (!r.success) {
@@ -139,15 +142,6 @@ async function countAuthFailure(request: Request, rt: Runtime, headers: Headers,
     map.set(ip, r.reset);
     throw rateLimited(r, now);
   }
-}
-
-// The client's address: the last X-Forwarded-For hop, the one written by the server in front of us (scripts/serve.mjs
-// writes the socket address there unless TRUST_PROXY=true, in which case the trusted proxy appended it).
-export function clientAddress(request: Request): string {
-  const xff = request.headers.get("x-forwarded-for");
-  const comma = xff ? xff.lastIndexOf(",") : -1;
-  const hop = xff ? xff.slice(comma + 1).trim() : "";
-  return hop || "unknown";
 }
 
 async function limit(
@@ -174,47 +168,10 @@ function rateLimited(r: RateLimitResult, now: number): PublicApiError {
   });
 }
 
-// Turns anything thrown into an error response of the contract's shape; internal detail is logged, never sent.
-export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
-  let e: PublicApiError;
-  if (err instanceof PublicApiError) e = err;
-  else if (isUnavailableError(err)) {
-    console.error(`[public-api] ${requestId} back end unavailable:`, (err as Error).message);
-    e = new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
-      headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
-    });
-  } else {
-    console.error(`[public-api] ${requestId} internal error:`, err);
-    e = new PublicApiError("PUBLIC_API_INTERNAL_ERROR");
-  }
-  for (const [k, v] of Object.entries(e.extra.headers ?? {})) headers.set(k, v);
-  if (e.status === 401) headers.set("WWW-Authenticate", 'Bearer realm="public-api"');
-  if (e.status === 405) headers.set("Allow", "GET, HEAD");
-  return new Response(head ? null : JSON.stringify(errorBody(e, requestId)), { status: e.status, headers });
-}
-
-// A response for a path or method outside the API, without authentication (404 and 405 need no key).
-export function plainError(
-  code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED",
-  request: Request,
-): Response {
-  const requestId = randomUUID();
-  const message =
-    code === "PUBLIC_API_METHOD_NOT_ALLOWED"
-      ? `Méthode ${request.method} non autorisée sur cette ressource. Méthodes autorisées : GET, HEAD.`
-      : ERRORS[code].message;
-  return errorResponse(
-    new PublicApiError(code, message),
-    requestId,
-    baseHeaders(requestId),
-    request.method === "HEAD",
-  );
-}
-
 // The handlers of a read-only list route: GET and HEAD through the pipeline, OPTIONS preflight, 405 for the rest.
 export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; query: QueryDef<Q> }) {
   const read = withPublicApi(handler, opts);
-  const notAllowed = async (request: Request) => plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request);
+  const notAllowed = async (request: Request) => plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method);
   return {
     GET: read,
     HEAD: read,
@@ -228,6 +185,24 @@ export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; que
 
 // The handlers of a path that does not exist under /public/v1: 404 in the error shape for every method.
 export function notFoundRoute() {
-  const nf = async (request: Request) => plainError("PUBLIC_API_NOT_FOUND", request);
+  const nf = async (request: Request) => plainError("PUBLIC_API_NOT_FOUND", request.method);
   return { GET: nf, HEAD: nf, POST: nf, PUT: nf, PATCH: nf, DELETE: nf, OPTIONS: nf };
+}
+
+// The handlers of a public document (no key): GET and HEAD with the API's headers, OPTIONS preflight, 405 for the rest.
+export function publicDocumentRoute(render: () => string, cacheControl: string) {
+  const read = async (request: Request) =>
+    new Response(request.method === "HEAD" ? null : render(), {
+      headers: baseHeaders(randomUUID(), cacheControl),
+    });
+  const notAllowed = async (request: Request) => plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method);
+  return {
+    GET: read,
+    HEAD: read,
+    OPTIONS: async () => preflightResponse(READ_METHODS),
+    POST: notAllowed,
+    PUT: notAllowed,
+    PATCH: notAllowed,
+    DELETE: notAllowed,
+  };
 }

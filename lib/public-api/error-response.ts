@@ -1,0 +1,46 @@
+import { randomUUID } from "node:crypto";
+import { ERRORS, PublicApiError, errorBody, isUnavailableError } from "./errors";
+import { baseHeaders } from "./headers";
+
+// Seconds a client is asked to wait after a 503 (database or limiter unreachable).
+export const UNAVAILABLE_RETRY_AFTER = 5;
+
+// The methods every read resource of the API allows (the Allow header of a 405).
+export const READ_ALLOW = "GET, HEAD";
+
+// Turns anything thrown into an error response of the contract's shape; internal detail is logged, never sent.
+export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
+  let e: PublicApiError;
+  if (err instanceof PublicApiError) e = err;
+  else if (isUnavailableError(err)) {
+    console.error(`[public-api] ${requestId} back end unavailable:`, (err as Error).message);
+    e = new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
+      headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
+    });
+  } else {
+    console.error(`[public-api] ${requestId} internal error:`, err);
+    e = new PublicApiError("PUBLIC_API_INTERNAL_ERROR");
+  }
+  for (const [k, v] of Object.entries(e.extra.headers ?? {})) headers.set(k, v);
+  if (e.status === 401) headers.set("WWW-Authenticate", 'Bearer realm="public-api"');
+  if (e.status === 405) headers.set("Allow", READ_ALLOW);
+  return new Response(head ? null : JSON.stringify(errorBody(e, requestId)), { status: e.status, headers });
+}
+
+// An answer given before any key is read (404, 405, a malformed path): the error shape, a new request id.
+export function plainError(
+  code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED" | "PUBLIC_API_INVALID_PATH",
+  method: string,
+): Response {
+  const requestId = randomUUID();
+  const message =
+    code === "PUBLIC_API_METHOD_NOT_ALLOWED"
+      ? `Méthode ${method} non autorisée sur cette ressource. Méthodes autorisées : ${READ_ALLOW}.`
+      : ERRORS[code].message;
+  return errorResponse(
+    new PublicApiError(code, message),
+    requestId,
+    baseHeaders(requestId),
+    method === "HEAD",
+  );
+}
