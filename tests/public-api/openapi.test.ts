@@ -4,12 +4,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { GET } from "@/app/public/v1/openapi.json/route";
+import { GET, HEAD, OPTIONS, POST } from "@/app/public/v1/openapi.json/route";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 
 describe("GET /public/v1/openapi.json", () => {
   it("is public JSON describing the five endpoints, their scopes and every parameter", async () => {
-    const res = await GET();
+    const res = await GET(new Request("http://localhost/public/v1/openapi.json"));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const doc = await res.json();
@@ -45,8 +45,27 @@ describe("GET /public/v1/openapi.json", () => {
     expect(typeParam.schema.items.enum).toContain("TEXT");
   });
 
+  it("carries a request id and the API's security headers, and answers HEAD, OPTIONS and 405 like the lists", async () => {
+    const url = "http://localhost/public/v1/openapi.json";
+    const res = await GET(new Request(url));
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=300");
+    const head = await HEAD(new Request(url, { method: "HEAD" }));
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const pre = await OPTIONS(new Request(url, { method: "OPTIONS" }));
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const post = await POST(new Request(url, { method: "POST" }));
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect((await post.json()).code).toBe("PUBLIC_API_METHOD_NOT_ALLOWED");
+  });
+
   it("passes @redocly/cli lint with no error", async () => {
-    const doc = await (await GET()).json();
+    const doc = await (await GET(new Request("http://localhost/public/v1/openapi.json"))).json();
     doc.servers = [{ url: "https://api.catalog.test" }];
     const dir = mkdtempSync(path.join(os.tmpdir(), "openapi-"));
     const file = path.join(dir, "openapi.json");

@@ -58,6 +58,34 @@ describe.each([
     expect(other.status).toBe(200);
   });
 
+  it("counts every authenticated request, 403 and 400 included, and sends their headers", async () => {
+    use({ ...backend(), RATE_LIMIT_REQUESTS: "5", RATE_LIMIT_WINDOW_SECONDS: "30" });
+    const key = fx.acme.without.products;
+    const answers: [number, string | null][] = [];
+    for (const path of [
+      "/public/v1/products",
+      "/public/v1/products",
+      "/public/v1/families?page=zero",
+      "/public/v1/products",
+      "/public/v1/families?nope=1",
+      "/public/v1/products",
+      "/public/v1/families",
+    ]) {
+      const res = await call(path, { key });
+      answers.push([res.status, res.headers.get("x-ratelimit-remaining")]);
+      expect(res.headers.get("ratelimit-policy")).toBe('"default";q=5;w=30');
+    }
+    expect(answers).toEqual([
+      [403, "4"],
+      [403, "3"],
+      [400, "2"],
+      [403, "1"],
+      [400, "0"],
+      [429, "0"],
+      [429, "0"],
+    ]);
+  });
+
   it("limits failed key look-ups per client address, not malformed keys, and not valid cached keys", async () => {
     use({
       ...backend(),

@@ -1,5 +1,6 @@
 // The shared security suite: every list endpoint, on PGlite and on the Postgres server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as publicRoot from "@/app/public/[[...path]]/route";
 import { generateApiKey } from "@/lib/api-keys";
 import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
 
@@ -163,6 +164,45 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
       expect(pre.headers.get("access-control-allow-credentials")).toBeNull();
     });
 
+    it.each(["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"])(
+      "?%s=1 is a 400 naming the unknown parameter, like any other name",
+      async (name) => {
+        const res = await call(`${path}?${name}=1`, { key: fx.acme.full });
+        expectError(res, 400, "PUBLIC_API_INVALID_QUERY", "Bad Request", new RegExp(`« ${name} » inconnu`));
+      },
+    );
+
+    it.each([
+      "page=0x10",
+      "page=1e1",
+      "perPage=1.0",
+      "page=%201",
+      "page=1%20",
+      "perPage=+5",
+      "page=-1",
+      "page=١",
+    ])("an integer parameter is plain decimal digits: %s is a 400", async (query) => {
+      const res = await call(`${path}?${query}`, { key: fx.acme.full });
+      expectError(
+        res,
+        400,
+        "PUBLIC_API_INVALID_QUERY",
+        "Bad Request",
+        new RegExp(`« ${query.split("=")[0]} »`),
+      );
+    });
+
+    it("the CORS preflight carries a request id and the security headers", async () => {
+      const pre = await call(path, {
+        method: "OPTIONS",
+        headers: { origin: "https://x.test", "access-control-request-method": "GET" },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(pre.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(pre.headers.get("access-control-allow-origin")).toBe("*");
+    });
+
     it("405 with Allow: GET, HEAD for writes", async () => {
       for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
         const res = await call(path, { key: fx.acme.full, method });
@@ -182,6 +222,20 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
     const res = await call(path, { key: fx.acme.full });
     expectError(res, 404, "PUBLIC_API_NOT_FOUND", "Not Found");
   });
+
+  it.each(["/public", "/public/v1", "/public/v2/products", "/public/anything/else"])(
+    "404 PUBLIC_API_NOT_FOUND in the error shape for %s, outside /public/v1's operations",
+    async (path) => {
+      for (const method of ["GET", "POST", "OPTIONS"]) {
+        const res = await publicRoot[method as "GET"](new Request(`http://api.test${path}`, { method }));
+        expect(res.status).toBe(404);
+        expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+        const body = await res.json();
+        expect(body).toMatchObject({ statusCode: 404, code: "PUBLIC_API_NOT_FOUND", error: "Not Found" });
+        expect(res.headers.get("x-request-id")).toBe(body.requestId);
+      }
+    },
+  );
 
   it("filters that are invalid for a resource give 400, never 500", async () => {
     const cases: [string, string][] = [
