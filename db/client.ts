@@ -21,15 +21,44 @@ export interface Database extends Executor {
 }
 
 type DbConfig = Pick<Config, "dbDriver" | "DATABASE_URL" | "POSTGRES_URL" | "DATA_DIR" | "DB_POOL_SIZE"> &
-  Partial<Pick<Config, "VERCEL_POSTGRES_WS_PROXY" | "VERCEL_POSTGRES_HTTP_ENDPOINT">>;
+  Partial<
+    Pick<
+      Config,
+      | "VERCEL_POSTGRES_WS_PROXY"
+      | "VERCEL_POSTGRES_HTTP_ENDPOINT"
+      | "DB_CONNECT_TIMEOUT_MS"
+      | "DB_STATEMENT_TIMEOUT_MS"
+    >
+  >;
+
+// Settings of a server database's pool (node-postgres or @vercel/postgres).
+export interface PoolOptions {
+  /** Connections in the pool (default 10). */
+  max?: number;
+  /** Longest wait for a connection of the pool, opening one included (default 5000 ms). */
+  connectTimeoutMs?: number;
+  /**
+   * Longest a statement may run (default, and 0: no bound). node-postgres: the server cancels it (statement_timeout)
+   * and, for a server that cannot answer at all (frozen, partitioned), the client gives up on the connection
+   * shortly after (query_timeout), which the pool then destroys.
+   */
+  statementTimeoutMs?: number;
+}
 
 // Opens the database that the configuration selects: PGlite under DATA_DIR, a pg Pool, or @vercel/postgres.
-export async function openDatabase(config: DbConfig): Promise<Database> {
+// `override` changes pool settings of the configuration: migrations and seeds pass { statementTimeoutMs: 0 }.
+export async function openDatabase(config: DbConfig, override: PoolOptions = {}): Promise<Database> {
+  const pool: PoolOptions = {
+    max: config.DB_POOL_SIZE,
+    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    ...override,
+  };
   switch (config.dbDriver) {
     case "pg":
-      return openPg(config.DATABASE_URL!, config.DB_POOL_SIZE);
+      return openPg(config.DATABASE_URL!, pool);
     case "vercel":
-      return openVercel(config.POSTGRES_URL!, config.DB_POOL_SIZE, {
+      return openVercel(config.POSTGRES_URL!, pool, {
         wsProxy: config.VERCEL_POSTGRES_WS_PROXY,
         httpEndpoint: config.VERCEL_POSTGRES_HTTP_ENDPOINT,
       });
@@ -122,7 +151,9 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike, statements?: S
         client.release();
         return result;
       } catch (err) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        // A connection whose statement timed out on the client is destroyed below (the server then rolls back):
+        // a ROLLBACK on it would only wait for the same unresponsive server.
+        if (!isClientTimeout(err)) await client.query("ROLLBACK").catch(() => undefined);
         client.release(err instanceof Error ? err : true);
         throw err;
       }
@@ -131,15 +162,43 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike, statements?: S
   };
 }
 
-// A Postgres server over TCP with node-postgres.
-export async function openPg(connectionString: string, max = 10): Promise<Database> {
+// node-postgres' error when a statement got no answer within query_timeout.
+function isClientTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === "Query read timeout";
+}
+
+// The client's own bound comes this much after the server's statement_timeout, so that a server that can answer
+// cancels the statement itself (its locks and work are freed, and the error says why) before the client gives up.
+const CLIENT_TIMEOUT_GRACE_MS = 100;
+
+function poolSettings(opts: number | PoolOptions): Required<PoolOptions> {
+  const o = typeof opts === "number" ? { max: opts } : opts;
+  return {
+    max: o.max ?? 10,
+    connectTimeoutMs: o.connectTimeoutMs ?? 5_000,
+    statementTimeoutMs: o.statementTimeoutMs ?? 0,
+  };
+}
+
+// A Postgres server over TCP with node-postgres (`opts`: the pool size, or PoolOptions).
+export async function openPg(connectionString: string, opts: number | PoolOptions = {}): Promise<Database> {
   const { default: pg } = await import("pg");
-  // A bounded connect wait: an unreachable server must give a 503, never a hung request.
+  const { max, connectTimeoutMs, statementTimeoutMs } = poolSettings(opts);
+  // Every wait is bounded, so that a database that is unreachable, frozen or blocked gives a 503, never a hung
+  // request. A connection whose statement failed, timed out included, is destroyed by the pool, not reused
+  // (pg-pool's pool.query releases it with the error; transaction() does the same).
   const pool = new pg.Pool({
     connectionString,
     max,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 5_000,
+    // The wait for a free connection and the opening of a new one.
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(statementTimeoutMs > 0
+      ? {
+          statement_timeout: statementTimeoutMs,
+          query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_GRACE_MS,
+        }
+      : {}),
     // Unless the URL says otherwise: the catalog's indexes are read from memory or SSD, so a random page costs
     // about as much as a sequential one (the usual 1.1, not the default 4, which assumes spinning disks). With 4,
     // the label of each row's family was read by scanning the whole families table rather than its primary key
@@ -157,12 +216,13 @@ export interface VercelLocalEndpoints {
 }
 
 // Vercel/Neon Postgres with @vercel/postgres (WebSocket for pool.query, HTTP for pool.sql; never TCP).
-// Without `local`, Neon's production defaults (wss://, https://) are left alone.
+// Without `local`, Neon's production defaults (wss://, https://) are left alone. `opts`: the pool size, or PoolOptions.
 export async function openVercel(
   connectionString: string,
-  max = 10,
+  opts: number | PoolOptions = {},
   local?: VercelLocalEndpoints,
 ): Promise<Database> {
+  const { max, connectTimeoutMs, statementTimeoutMs } = poolSettings(opts);
   const [{ createPool }, { neonConfig }] = await Promise.all([
     import("@vercel/postgres"),
     import("@neondatabase/serverless"),
@@ -179,7 +239,15 @@ export async function openVercel(
     const base = new URL(local.httpEndpoint);
     neonConfig.fetchEndpoint = base.pathname === "/" ? `${base.origin}/sql` : base.toString();
   }
-  const pool = createPool({ connectionString, max });
+  // Neon's Pool is pg-pool with a copy of node-postgres' client: the same connect and client-side statement bounds.
+  // No statement_timeout startup parameter (as no `options` above): a pooled endpoint (PgBouncer) may refuse
+  // startup parameters it does not track, so the client's query_timeout alone bounds a statement there.
+  const pool = createPool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: connectTimeoutMs,
+    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs } : {}),
+  });
   pool.on("error", (err: Error) => console.error("[db] idle client error:", err.message));
   return poolDatabase("vercel", pool as unknown as PoolLike);
 }

@@ -28,6 +28,10 @@ export const configSchema = z.object({
   DATABASE_URL: postgresUrl.optional(),
   POSTGRES_URL: postgresUrl.optional(),
   DB_POOL_SIZE: int(1, 200).default(10),
+  /** Longest wait for a pooled connection (opening one included) before the request answers 503. */
+  DB_CONNECT_TIMEOUT_MS: int(100, 60_000).default(1000),
+  /** Longest a statement may run before the request answers 503 (server statement_timeout and client query_timeout). */
+  DB_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(1000),
   /** Local testing of @vercel/postgres only: "host:port/path" of a WebSocket→TCP relay (neonConfig.wsProxy). */
   VERCEL_POSTGRES_WS_PROXY: z.string().min(1).optional(),
   /** Local testing of @vercel/postgres only: base URL of the HTTP /sql endpoint (neonConfig.fetchEndpoint). */

@@ -169,7 +169,7 @@ async function main(): Promise<number> {
   let db: Database | undefined;
   const printer = progressPrinter(started);
   try {
-    db = await openDatabase(config);
+    db = await openDatabase(config, { statementTimeoutMs: 0 }); // bulk inserts run longer than a request's bound
     await migrate(db);
     if (args.org) {
       const org = args.org;

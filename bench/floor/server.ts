@@ -13,7 +13,11 @@ import type { ApiContext } from "@/lib/public-api/with-public-api";
 
 const config = loadConfig({ ...process.env, RATE_LIMIT_ENABLED: "false" });
 const port = Number(process.env.PORT ?? 3412);
-const db = await openPg(config.DATABASE_URL!, config.DB_POOL_SIZE);
+const db = await openPg(config.DATABASE_URL!, {
+  max: config.DB_POOL_SIZE,
+  connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+  statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS, // the same session settings as the app's pool
+});
 
 // Every key of the database, loaded once (the equivalent of a warm key cache).
 const keys = new Map<string, { id: string; orgId: string; orgSlug: string; scopes: Set<string> }>();

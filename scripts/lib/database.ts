@@ -36,7 +36,8 @@ export async function openMigratedDatabase(config: Config): Promise<{ db: Databa
     const pid = runningServerPid(config.DATA_DIR);
     if (pid !== null) throw new DatabaseBusyError(pid, config.DATA_DIR);
   }
-  const db = await openDatabase(config);
+  // No statement bound: a migration may build an index for minutes, or wait for another process's migration lock.
+  const db = await openDatabase(config, { statementTimeoutMs: 0 });
   try {
     return { db, applied: await migrate(db) };
   } catch (err) {
