@@ -1,10 +1,12 @@
 // The production HTTP server: Next.js' request handler behind a plain node:http server, so that the client
 // address the API sees cannot be forged. Without TRUST_PROXY, X-Forwarded-For is overwritten with the socket's
 // address (Next.js alone keeps a client-sent one); with TRUST_PROXY=true the proxy in front sets it.
+// Before Next.js, the front door (lib/server/front-door.ts, compiled at build time) settles what Next.js would answer
+// outside our routes: unknown methods, malformed paths, slash variants and framework headers under /public/.
 // Started by scripts/start.ts after the database is ready; PORT and TRUST_PROXY come from the environment.
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import next from "next";
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -12,15 +14,32 @@ const port = Number(process.env.PORT || 3000);
 const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 
+const { frontDoor } = await import(pathToFileURL(path.join(dir, ".next", "pca", "front-door.mjs")).href);
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();
 const handle = app.getRequestHandler();
+
+// Writes a Web Response (a small body: the front door's answers) to a node response.
+async function send(res, method, response) {
+  const body = method === "HEAD" ? null : Buffer.from(await response.arrayBuffer());
+  const headers = Object.fromEntries(response.headers);
+  if (body) headers["content-length"] = String(body.length);
+  res.writeHead(response.status, headers);
+  res.end(body);
+}
 
 const server = http.createServer((req, res) => {
   if (!trustProxy) {
     req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "unknown";
     delete req.headers["x-real-ip"];
   }
+  const decision = frontDoor(req.method ?? "GET", req.url ?? "/");
+  if (decision.kind === "answer") {
+    send(res, req.method, decision.response).catch(() => res.destroy());
+    return;
+  }
+  req.url = decision.url;
+  for (const name of Object.keys(req.headers)) if (decision.stripHeaders(name)) delete req.headers[name];
   handle(req, res).catch((err) => {
     console.error("[server] unhandled error:", err);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

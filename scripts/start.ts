@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
-import { buildReason } from "./lib/build";
+import { buildReason, buildServerModules } from "./lib/build";
 import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
 import { demoKeysPath, readDemoKeys } from "../db/api-keys";
@@ -97,6 +97,7 @@ async function main() {
     const b0 = performance.now();
     const code = await run(NEXT_BIN, ["build"]);
     if (code !== 0) fail(`next build failed (exit code ${code}).`);
+    await buildServerModules(ROOT);
     buildMs = performance.now() - b0;
     console.log(`Built in ${seconds(buildMs)}.`);
   }

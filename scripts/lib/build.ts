@@ -1,5 +1,29 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { build } from "esbuild";
+
+// The modules of our own that scripts/serve.mjs imports, compiled once at build time next to Next.js' output
+// (plain ESM for node, npm packages left as imports): no TypeScript is transpiled when the server starts.
+export const SERVER_MODULES = [
+  { entry: "lib/server/front-door.ts", out: ".next/pca/front-door.mjs" },
+] as const;
+
+// Compiles SERVER_MODULES; run right after `next build`.
+export async function buildServerModules(root: string): Promise<void> {
+  for (const m of SERVER_MODULES) {
+    await build({
+      entryPoints: [path.join(root, m.entry)],
+      outfile: path.join(root, m.out),
+      bundle: true,
+      packages: "external",
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      tsconfig: path.join(root, "tsconfig.json"),
+      logLevel: "warning",
+    });
+  }
+}
 
 // What a production build depends on: a change to any of these after `.next/BUILD_ID` means a rebuild.
 export const BUILD_INPUTS = [
@@ -29,6 +53,8 @@ function newestFile(target: string): { file: string; mtimeMs: number } | null {
 export function buildReason(root: string): string | null {
   const buildId = path.join(root, ".next", "BUILD_ID");
   if (!existsSync(buildId)) return "no production build yet (.next/BUILD_ID is missing)";
+  const missing = SERVER_MODULES.find((m) => !existsSync(path.join(root, m.out)));
+  if (missing) return `${missing.out} is missing`;
   const builtAt = statSync(buildId).mtimeMs;
   let newest: { file: string; mtimeMs: number } | null = null;
   for (const input of BUILD_INPUTS) {

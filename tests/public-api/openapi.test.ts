@@ -55,7 +55,7 @@ describe("GET /public/v1/openapi.json", () => {
     const head = await HEAD(new Request(url, { method: "HEAD" }));
     expect(head.status).toBe(200);
     expect(await head.text()).toBe("");
-    const pre = await OPTIONS(new Request(url, { method: "OPTIONS" }));
+    const pre = await OPTIONS();
     expect(pre.status).toBe(204);
     expect(pre.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     const post = await POST(new Request(url, { method: "POST" }));

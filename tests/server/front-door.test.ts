@@ -1,0 +1,96 @@
+// The front door of the production server: what Next.js would answer outside our routes is settled here, in the
+// API's error shape under /public/ and /media/.
+import { describe, expect, it } from "vitest";
+import { NOT_FOUND_PATH, frontDoor } from "@/lib/server/front-door";
+
+async function answer(method: string, url: string) {
+  const d = frontDoor(method, url);
+  if (d.kind !== "answer") throw new Error(`expected an answer, got a pass to ${d.url}`);
+  const text = await d.response.text();
+  return {
+    status: d.response.status,
+    headers: d.response.headers,
+    text,
+    body: d.response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text,
+  };
+}
+
+function passed(method: string, url: string) {
+  const d = frontDoor(method, url);
+  if (d.kind !== "pass") throw new Error(`expected a pass, got ${d.response.status}`);
+  return d;
+}
+
+describe("front door", () => {
+  it.each(["/public/v1/%ZZ", "/public/v1/products%E0%A4%A", "/media/acme/%ZZ.png", "/public/%C3"])(
+    "a malformed percent-encoding under the API or media (%s) is a 400 in the error shape",
+    async (url) => {
+      const r = await answer("GET", url);
+      expect(r.status).toBe(400);
+      expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.body).toEqual({
+        statusCode: 400,
+        error: "Bad Request",
+        code: "PUBLIC_API_INVALID_PATH",
+        message: expect.stringContaining("Chemin"),
+        requestId: r.headers.get("x-request-id"),
+      });
+    },
+  );
+
+  it("a malformed path elsewhere goes to the portal's not-found page", () => {
+    expect(passed("GET", "/docs/%ZZ").url).toBe(NOT_FOUND_PATH);
+  });
+
+  it.each(["TRACE", "PROPFIND", "TRACK", "PURGE"])(
+    "%s under /public/v1 is a 405 with Allow in the error shape",
+    async (m) => {
+      const r = await answer(m, "/public/v1/products");
+      expect(r.status).toBe(405);
+      expect(r.headers.get("allow")).toBe("GET, HEAD");
+      expect(r.body.code).toBe("PUBLIC_API_METHOD_NOT_ALLOWED");
+      expect(r.body.message).toContain(m);
+      expect(r.headers.get("x-request-id")).toBe(r.body.requestId);
+    },
+  );
+
+  it("an unknown method elsewhere is a plain 405 with Allow", async () => {
+    const r = await answer("TRACE", "/docs");
+    expect(r.status).toBe(405);
+    expect(r.headers.get("allow")).toContain("GET");
+  });
+
+  it.each([
+    ["/public/v1/products/", "/public/v1/products"],
+    ["/public/v1//products", "/public/v1/products"],
+    ["//public//v1///products//?page=2", "/public/v1/products?page=2"],
+    ["/public/v1\\products", "/public/v1/products"],
+    ["/public/v1/", "/public/v1"],
+    ["/public/", "/public"],
+  ])("%s is answered as the canonical %s, never redirected", (url, canonical) => {
+    expect(passed("GET", url).url).toBe(canonical);
+  });
+
+  it("strips the framework's router headers from API requests, keeps every other header", () => {
+    const d = passed("GET", "/public/v1/products");
+    for (const h of [
+      "rsc",
+      "RSC",
+      "next-router-state-tree",
+      "next-router-prefetch",
+      "next-url",
+      "x-middleware-subrequest",
+    ])
+      expect(d.stripHeaders(h)).toBe(true);
+    for (const h of ["authorization", "accept", "x-forwarded-for", "if-none-match", "user-agent"])
+      expect(d.stripHeaders(h)).toBe(false);
+    expect(passed("GET", "/docs").stripHeaders("rsc")).toBe(false);
+  });
+
+  it("leaves portal paths and well-formed API paths as they are", () => {
+    expect(passed("GET", "/docs/getting-started?x=1").url).toBe("/docs/getting-started?x=1");
+    expect(passed("GET", "/public/v1/products?q=cr%C3%A8me").url).toBe("/public/v1/products?q=cr%C3%A8me");
+    expect(passed("POST", "/publicity").url).toBe("/publicity");
+  });
+});
