@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "@/db/client";
 import { renderMediaFile, type MediaVariant } from "@/db/seed/media-files";
 import type { MediaType } from "@/lib/catalog/enums";
+import { isUnavailableError } from "@/lib/public-api/errors";
 
 // Cache lifetime of a media file: the content of a file name never changes while the media exists.
 export const MEDIA_CACHE_CONTROL = "public, max-age=86400, stale-while-revalidate=604800";
@@ -28,8 +29,9 @@ export function parseMediaPath(
   } catch {
     return null;
   }
+  // A file name never holds a slash or a control character (a NUL would reach Postgres as an encoding error).
   const ok = (s: string | undefined): s is string =>
-    Boolean(s) && !s!.includes("/") && s !== "." && s !== "..";
+    Boolean(s) && !/[/\u0000-\u001f\u007f]/.test(s!) && s !== "." && s !== "..";
   if (decoded.length === 2 && ok(decoded[0]) && ok(decoded[1])) {
     return { org: decoded[0], fileName: decoded[1], variant: "file" };
   }
@@ -98,8 +100,15 @@ export async function serveMediaFile(
       [target.org, target.fileName.slice(0, dot), target.fileName],
     );
   } catch (err) {
-    console.error("[media] lookup failed:", err instanceof Error ? err.message : err);
-    return problem(503, "Service Unavailable", "Service momentanément indisponible.", { "Retry-After": "5" });
+    // Only an unreachable database is an outage (503); any other failure is our bug, logged, and a 500.
+    if (isUnavailableError(err)) {
+      console.error("[media] lookup failed:", err instanceof Error ? err.message : err);
+      return problem(503, "Service Unavailable", "Service momentanément indisponible.", {
+        "Retry-After": "5",
+      });
+    }
+    console.error("[media] lookup failed:", err);
+    return problem(500, "Internal Server Error", "Erreur interne du serveur.");
   }
   if (!row) return notFound();
 
