@@ -1,19 +1,15 @@
 import "server-only";
-import { readFile } from "node:fs/promises";
-import path from "node:path";
+import { readDemoKeys } from "@/db/api-keys";
 import { getConfig } from "@/lib/config";
+import { clientAddress, isLoopback } from "@/lib/public-api/client-address";
 
-// The acme demo key the try-it form may offer: only with the embedded demo (PGlite) and when the start script saved it.
-export async function getDemoKey(): Promise<string | undefined> {
+// The acme demo key the try-it form may offer: only with the embedded demo (PGlite), when the first start saved it,
+// and only to a browser on this machine. The server listens on every interface, and the key reads the whole demo
+// catalog: a page served to another address never holds it.
+export function getDemoKey(requestHeaders: { get(name: string): string | null }): string | undefined {
   const config = getConfig();
   if (config.dbDriver !== "pglite") return undefined;
-  try {
-    const raw = await readFile(path.resolve(config.DATA_DIR, "demo-keys.json"), "utf8");
-    const file = JSON.parse(raw) as { acme?: unknown; keys?: { org?: unknown; key?: unknown }[] };
-    // Either { acme: "<key>" } or { keys: [{ org: "acme", key: "<key>" }, …] } (what the start script writes).
-    const key = Array.isArray(file.keys) ? file.keys.find((k) => k?.org === "acme")?.key : file.acme;
-    return typeof key === "string" && key.startsWith("pca_") ? key : undefined;
-  } catch {
-    return undefined;
-  }
+  if (!isLoopback(clientAddress(requestHeaders))) return undefined;
+  const key = readDemoKeys(config.DATA_DIR)?.keys.find((k) => k.org === "acme")?.key;
+  return typeof key === "string" && key.startsWith("pca_") ? key : undefined;
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { AllowedValues } from "@/components/allowed-values";
 import { CodeTabs } from "@/components/code-tabs";
@@ -68,7 +69,7 @@ export default async function EndpointPage({ params }: Props) {
   const e = getReferenceEndpoint(slug);
   if (!e) notFound();
   const { baseUrl } = getConfig();
-  const demoKey = await getDemoKey();
+  const demoKey = getDemoKey(await headers());
   const sampleQuery: [string, string][] = [["perPage", "5"]];
   const sort = e.params.find((p) => p.name === "sort");
   if (sort?.example) sampleQuery.push(["sort", sort.example]);
