@@ -180,6 +180,11 @@ describe("GET /media/<org>/<file> on the embedded database", () => {
       "http://files.test/media/acme/thumbs/x/" + acmeImage.file_name,
       "http://files.test/media/acme/%E0%A4%A",
       "http://files.test/media/acme/..%2F" + acmeImage.file_name,
+      // Control characters never reach the database (a NUL was a Postgres encoding error answered 503).
+      "http://files.test/media/acme/x%00.png",
+      "http://files.test/media/acme/thumbs/x%00.png",
+      "http://files.test/media/acme%00/" + acmeImage.file_name,
+      "http://files.test/media/acme/x%0A.png",
     ];
     for (const url of cases) {
       const { res, bytes } = await fetchFile(url);
