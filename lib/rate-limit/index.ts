@@ -18,7 +18,7 @@ export interface RateLimiterOptions {
   prefix: string;
   limit: number;
   windowSeconds: number;
-  /** In-process back end only: identifiers remembered at most (default 100,000). */
+  /** In-process counting (the back end, or the fallback while Redis is unreachable): identifiers remembered at most (default 100,000). */
   maxEntries?: number;
 }
 
@@ -100,6 +100,7 @@ function build(config: ConfigPart, opts: RateLimiterOptions, conn: Connection | 
     policy: config.RATE_LIMIT_ON_BACKEND_ERROR,
     incident: conn.incident,
     release: conn.acquire(),
+    maxEntries: opts.maxEntries,
   });
 }
 

@@ -1,4 +1,5 @@
 import { Ratelimit } from "@upstash/ratelimit";
+import { MemorySlidingWindow } from "./memory";
 import { RateLimiterUnavailableError, type RateLimiter, type RateLimitResult } from "./types";
 
 type RatelimitRedis = ConstructorParameters<typeof Ratelimit>[0]["redis"];
@@ -15,7 +16,7 @@ export class IncidentLog {
     this.failing = true;
     const reason = err instanceof Error ? err.message : String(err);
     console.warn(
-      `[rate-limit] ${this.label} unreachable (${reason}); ${policy === "allow" ? "allowing requests unlimited" : "refusing requests with 503"} until it is back`,
+      `[rate-limit] ${this.label} unreachable (${reason}); ${policy === "allow" ? "falling back to this instance's in-process limiter" : "refusing requests with 503"} until it is back`,
     );
   }
 
@@ -38,18 +39,25 @@ export interface RemoteOptions {
   policy: "allow" | "refuse";
   incident: IncidentLog;
   release: () => Promise<void>;
+  /** Identifiers the in-process fallback remembers at most (default: MemorySlidingWindow's). */
+  maxEntries?: number;
 }
 
 const TIMED_OUT = Symbol("timed out");
 
-// @upstash/ratelimit's sliding window on a Redis back end, every call bounded by the timeout, failures handled by policy.
+// @upstash/ratelimit's sliding window on a Redis back end, every call bounded by the timeout, failures handled by
+// policy: "refuse" throws RateLimiterUnavailableError (503); "allow" counts the call in this instance's in-process
+// sliding window of the same limit and window, so that a Redis outage loosens the limit to one per instance instead
+// of lifting it (an address guessing keys is still stopped after the failed-authentication limit).
 export class RemoteLimiter implements RateLimiter {
   readonly backend: "upstash" | "redis";
   private readonly ratelimit: Ratelimit;
+  private readonly fallback: MemorySlidingWindow;
   private closed = false;
 
   constructor(private readonly o: RemoteOptions) {
     this.backend = o.backend;
+    this.fallback = new MemorySlidingWindow(o.limit, o.windowMs, o.maxEntries);
     this.ratelimit = new Ratelimit({
       redis: o.redis as RatelimitRedis,
       limiter: Ratelimit.slidingWindow(o.limit, `${o.windowMs} ms`),
@@ -64,9 +72,8 @@ export class RemoteLimiter implements RateLimiter {
     });
   }
 
-  // Counts one request for the identifier in Redis; degraded answer or RateLimiterUnavailableError on failure.
+  // Counts one request for the identifier in Redis; on failure, the fallback's degraded answer or RateLimiterUnavailableError.
   async limit(identifier: string): Promise<RateLimitResult> {
-    const now = Date.now();
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
@@ -75,6 +82,8 @@ export class RemoteLimiter implements RateLimiter {
       const r = await Promise.race([this.ratelimit.limit(identifier), timeout]);
       if (r === TIMED_OUT) throw new Error(`no answer within ${this.o.timeoutMs} ms`);
       this.o.incident.ok();
+      // Redis counts again: what the fallback counted during the outage no longer applies.
+      if (this.fallback.size > 0) void this.fallback.close();
       return { success: r.success, limit: r.limit, remaining: r.remaining, reset: r.reset };
     } catch (err) {
       this.o.incident.failed(err, this.o.policy);
@@ -83,13 +92,7 @@ export class RemoteLimiter implements RateLimiter {
           cause: err,
         });
       }
-      return {
-        success: true,
-        degraded: true,
-        limit: this.o.limit,
-        remaining: this.o.limit,
-        reset: now + this.o.windowMs,
-      };
+      return { ...this.fallback.check(identifier, Date.now()), degraded: true };
     } finally {
       clearTimeout(timer);
     }
@@ -99,6 +102,7 @@ export class RemoteLimiter implements RateLimiter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.fallback.close();
     await this.o.release();
   }
 }

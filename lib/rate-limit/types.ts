@@ -5,7 +5,10 @@ export interface RateLimitResult {
   remaining: number;
   /** Milliseconds since the epoch when the window frees (when refused: when a request would pass again). */
   reset: number;
-  /** The back end was unreachable and the request was allowed by policy (RATE_LIMIT_ON_BACKEND_ERROR=allow). */
+  /**
+   * The back end was unreachable: by policy (RATE_LIMIT_ON_BACKEND_ERROR=allow) the request was counted by this
+   * instance's in-process limiter instead, and the numbers above are its own.
+   */
   degraded?: boolean;
 }
 

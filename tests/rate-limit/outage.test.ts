@@ -1,11 +1,22 @@
 // Redis stopped mid-run (a dedicated redis-server, killed and restarted on the same port), and a back end that
-// accepts connections but never answers: every limit() settles within the timeout, the policy decides the answer,
-// one log line per incident, and limiting resumes when Redis is back.
+// accepts connections but never answers: every limit() settles within the timeout, the policy decides the answer
+// (allow: counted by this instance's in-process limiter; refuse: RateLimiterUnavailableError), one log line per
+// incident, and Redis counts again when it is back. Through the API pipeline, while Redis is down: the
+// failed-authentication and per-key limits still apply, and the headers show what is counted.
 import net from "node:net";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Database } from "@/db/client";
+import { generateApiKey } from "@/lib/api-keys";
 import { loadConfig } from "@/lib/config";
-import { RateLimiterUnavailableError, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
+import {
+  RateLimiterUnavailableError,
+  closeRateLimiters,
+  createRateLimiter,
+  type RateLimiter,
+} from "@/lib/rate-limit";
+import { call, expectUnavailable, setupApi, type ApiFixture } from "../support/api";
 import { startRedis, type RedisProcess } from "../support/redis-process";
 import { startUpstashShim, type UpstashShim } from "../support/upstash-rest-shim";
 
@@ -70,8 +81,10 @@ function expectPolicyAnswer(o: Awaited<ReturnType<typeof timed>>, policy: Policy
   expect(o.ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
   if (policy === "allow") {
     expect(o.error).toBeUndefined();
-    expect(o.result).toMatchObject({ success: true, degraded: true, limit: 1000, remaining: 1000 });
-    expect(o.result!.reset).toBeGreaterThanOrEqual(o.started + WINDOW_S * 1000);
+    // Counted by the in-process fallback: the same limit, a remaining that goes down.
+    expect(o.result).toMatchObject({ success: true, degraded: true, limit: 1000 });
+    expect(o.result!.remaining).toBeLessThan(1000);
+    expect(o.result!.reset).toBeGreaterThan(o.started);
     expect(o.result!.reset).toBeLessThanOrEqual(Date.now() + WINDOW_S * 1000);
   } else {
     expect(o.result).toBeUndefined();
@@ -103,16 +116,31 @@ describe.each(cases)("%s back end, policy %s, Redis stopped mid-run", (kind, pol
     });
 
     await redis.stop();
-    for (let i = 0; i < 5; i++) expectPolicyAnswer(await timed(l, id), policy);
-    // A burst while it is down: every call settles, none hangs.
+    const down: (number | undefined)[] = [];
+    for (let i = 0; i < 5; i++) {
+      const o = await timed(l, id);
+      expectPolicyAnswer(o, policy);
+      down.push(o.result?.remaining);
+    }
+    // The fallback counts from its own zero (it has not seen the request Redis counted).
+    if (policy === "allow") expect(down).toEqual([999, 998, 997, 996, 995]);
+    // A burst while it is down: every call settles, none hangs, each is counted once.
     const burst = await Promise.all(Array.from({ length: 20 }, () => timed(l, id)));
     for (const o of burst) expectPolicyAnswer(o, policy);
+    if (policy === "allow") {
+      const remaining = burst.map((o) => o.result!.remaining).sort((a, b) => b - a);
+      expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 994 - i));
+    }
     const label = kind === "redis" ? "] Redis at" : "] Upstash Redis at";
     const outageLogs = warn.mock.calls.filter(
       (c) => String(c[0]).includes(label) && String(c[0]).includes("unreachable"),
     );
     expect(outageLogs).toHaveLength(1);
-    expect(String(outageLogs[0]![0])).toContain(policy === "allow" ? "allowing" : "refusing");
+    expect(String(outageLogs[0]![0])).toContain(
+      policy === "allow"
+        ? "falling back to this instance's in-process limiter"
+        : "refusing requests with 503",
+    );
 
     await redis.start();
     const deadline = Date.now() + 15_000;
@@ -174,5 +202,114 @@ describe("ioredis adapter on a server that never answers", () => {
     } finally {
       client.disconnect();
     }
+  });
+});
+
+describe("through the API pipeline, Redis stopped", () => {
+  const AUTH_LIMIT = 10;
+  const KEY_LIMIT = 5;
+  const client = { "x-forwarded-for": "203.0.113.7" };
+  let fx: ApiFixture;
+  /** Key look-ups that reached the database (findKeyByHash's statement). */
+  let lookups = 0;
+
+  // The fixture's database, counting the key look-ups that reach it.
+  function counting(db: Database): Database {
+    return {
+      ...db,
+      query: (text, params) => {
+        if (/from api_keys k join organizations/.test(text)) lookups++;
+        return db.query(text, params);
+      },
+    };
+  }
+
+  function installRuntime(policy: Policy) {
+    const config = loadConfig({
+      PUBLIC_BASE_URL: "http://api.test",
+      REDIS_URL: redis.url,
+      RATE_LIMIT_ON_BACKEND_ERROR: policy,
+      RATE_LIMIT_TIMEOUT_MS: String(TIMEOUT_MS),
+      RATE_LIMIT_REQUESTS: String(KEY_LIMIT),
+      RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_S),
+      AUTH_FAILURE_LIMIT: String(AUTH_LIMIT),
+      AUTH_FAILURE_WINDOW_SECONDS: String(WINDOW_S),
+    });
+    setRuntime(createRuntime(config, counting(fx.db)));
+  }
+
+  beforeAll(async () => {
+    fx = await setupApi("pglite");
+  });
+  afterAll(async () => {
+    await closeRateLimiters();
+    await fx?.close();
+  });
+
+  /** Runs fn with Redis stopped, after the limiters' connection has seen it up; starts it again afterwards. */
+  async function withRedisDown(policy: Policy, fn: () => Promise<void>) {
+    if (!redis.running) await redis.start();
+    installRuntime(policy);
+    await redis.stop();
+    try {
+      await fn();
+    } finally {
+      await redis.start();
+    }
+  }
+
+  it("policy allow: well-formed unknown keys from one address get 429 after the failed-authentication limit, with few look-ups", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    await withRedisDown("allow", async () => {
+      lookups = 0;
+      const statuses: number[] = [];
+      for (let i = 0; i < 120; i++) {
+        const res = await call("/public/v1/products", { key: generateApiKey(), headers: client });
+        statuses.push(res.status);
+        if (i < AUTH_LIMIT) {
+          expect(res.status).toBe(401);
+          // The headers show the in-process count, not an untouched quota.
+          expect(res.headers.get("ratelimit")).toMatch(
+            new RegExp(`^"auth-failures";r=${AUTH_LIMIT - 1 - i};t=\\d+$`),
+          );
+        }
+      }
+      expect(statuses.indexOf(429)).toBe(AUTH_LIMIT);
+      expect(statuses.slice(AUTH_LIMIT).every((s) => s === 429)).toBe(true);
+      // The limit's worth of look-ups, plus the one that crossed it; the blocked address reads nothing more.
+      expect(lookups).toBe(AUTH_LIMIT + 1);
+    });
+  });
+
+  it("policy allow: a valid key gets 429 past its limit, and its headers count down", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    await withRedisDown("allow", async () => {
+      const key = fx.acme.full;
+      for (let i = 0; i < KEY_LIMIT; i++) {
+        const res = await call("/public/v1/products", { key, headers: client });
+        expect(res.status).toBe(200);
+        expect(res.headers.get("ratelimit")).toMatch(new RegExp(`^"default";r=${KEY_LIMIT - 1 - i};t=\\d+$`));
+        expect(res.headers.get("x-ratelimit-remaining")).toBe(String(KEY_LIMIT - 1 - i));
+        expect(res.headers.get("ratelimit-policy")).toBe(`"default";q=${KEY_LIMIT};w=${WINDOW_S}`);
+      }
+      const refused = await call("/public/v1/products", { key, headers: client });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ code: "PUBLIC_API_RATE_LIMIT_EXCEEDED" });
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    });
+  });
+
+  it("policy refuse: 503 with Retry-After, for a valid key and for an unknown one", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    await withRedisDown("refuse", async () => {
+      expectUnavailable(await call("/public/v1/products", { key: fx.globex.full, headers: client }));
+      expectUnavailable(
+        await call("/public/v1/products", {
+          key: generateApiKey(),
+          headers: { "x-forwarded-for": "198.51.100.9" },
+        }),
+      );
+    });
   });
 });
