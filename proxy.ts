@@ -1,17 +1,25 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { contentSecurityPolicy, newNonce } from "@/lib/portal/csp";
+import { databaseReachable, needsDatabase, unavailablePage } from "@/lib/portal/unavailable";
 
-// Portal pages only: sets a per-request CSP nonce that Next.js applies to its scripts and styles.
-export function proxy(request: NextRequest): NextResponse {
+// Portal pages only: sets a per-request CSP nonce that Next.js applies to its scripts and styles. A page that reads
+// the database (the changelog) is answered here with a 503 page and Retry-After while the database is unreachable:
+// once Next.js renders it, a failure can only be a 500.
+export async function proxy(request: NextRequest): Promise<Response> {
   const nonce = newNonce();
   const csp = contentSecurityPolicy(nonce, {
     dev: process.env.NODE_ENV === "development",
     https: (process.env.PUBLIC_BASE_URL ?? "").startsWith("https://"),
   });
-  const requestHeaders = new Headers(request.headers);
-  requestHeaders.set("x-nonce", nonce);
-  requestHeaders.set("Content-Security-Policy", csp);
-  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  let response: Response;
+  if (needsDatabase(request.nextUrl.pathname) && !(await databaseReachable())) {
+    response = unavailablePage(request.nextUrl.pathname, nonce);
+  } else {
+    const requestHeaders = new Headers(request.headers);
+    requestHeaders.set("x-nonce", nonce);
+    requestHeaders.set("Content-Security-Policy", csp);
+    response = NextResponse.next({ request: { headers: requestHeaders } });
+  }
   response.headers.set("Content-Security-Policy", csp);
   response.headers.set("X-Content-Type-Options", "nosniff");
   response.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
@@ -19,7 +27,8 @@ export function proxy(request: NextRequest): NextResponse {
   return response;
 }
 
-// The API (/public/v1), media files, Next.js assets and feeds never go through the proxy: the API hot path is untouched.
+// The API (/public/v1), media files, Next.js assets and feeds never go through the proxy: the API hot path is
+// untouched, and the feeds (route handlers) answer their own 503.
 export const config = {
   matcher: [
     {

@@ -1,8 +1,13 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { Feed } from "feed";
 import { getDb, type Queryable } from "@/db/client";
 import { getConfig } from "@/lib/config";
+import { errorResponse } from "@/lib/public-api/error-response";
+import { isUnavailableError } from "@/lib/public-api/errors";
+import { baseHeaders } from "@/lib/public-api/headers";
 import { markdownToText, renderMarkdown } from "./markdown";
+import { reportDatabase } from "./unavailable";
 
 // The change types of Keep a Changelog.
 export const CHANGE_TYPES = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"] as const;
@@ -55,14 +60,25 @@ function textArray(value: Row["endpoints"]): string[] {
     .map((v) => v.replace(/^"|"$/g, ""));
 }
 
-// Every changelog entry, newest first (published ones and the planned ones of the roadmap).
-export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
-  const database = db ?? (await getDb(getConfig()));
-  const rows = await database.query<Row>(
-    `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
+const LIST_SQL = `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
        from changelog_entries
-      order by published_on desc, created_at desc, id desc`,
-  );
+      order by published_on desc, created_at desc, id desc`;
+
+// Every changelog entry, newest first (published ones and the planned ones of the roadmap). A database that cannot
+// be reached throws the driver's error, which isUnavailableError recognises (so callers answer 503); reads of the
+// process-wide database also tell the portal's health check (lib/portal/unavailable.ts) what they saw.
+export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
+  let rows: Row[];
+  if (db) rows = await db.query<Row>(LIST_SQL);
+  else {
+    try {
+      rows = await (await getDb(getConfig())).query<Row>(LIST_SQL);
+    } catch (err) {
+      if (isUnavailableError(err)) reportDatabase(false);
+      throw err;
+    }
+    reportDatabase(true);
+  }
   return rows.map((r) => ({
     id: r.id,
     slug: r.slug,
@@ -74,6 +90,23 @@ export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
     bodyMd: r.body_md,
     isPlanned: r.is_planned,
   }));
+}
+
+// The answer to GET /changelog/rss.xml or /changelog/atom.xml: the feed, or an error in the public API's shape
+// (503 PUBLIC_API_UNAVAILABLE with Retry-After while the database cannot be reached; never stored by caches).
+export async function changelogFeedResponse(format: "rss" | "atom"): Promise<Response> {
+  try {
+    const xml = changelogFeed(await listChangelog(), getConfig().baseUrl, format);
+    return new Response(xml, {
+      headers: {
+        "Content-Type": `application/${format === "rss" ? "rss" : "atom"}+xml; charset=utf-8`,
+        "Cache-Control": "public, max-age=300",
+      },
+    });
+  } catch (err) {
+    const requestId = randomUUID();
+    return errorResponse(err, requestId, baseHeaders(requestId));
+  }
 }
 
 // Builds the RSS 2.0 or Atom 1.0 feed of the published entries (planned ones are not news yet).

@@ -1,15 +1,8 @@
-import { getConfig } from "@/lib/config";
-import { changelogFeed, listChangelog } from "@/lib/portal/changelog";
+import { changelogFeedResponse } from "@/lib/portal/changelog";
 
 export const dynamic = "force-dynamic";
 
-// GET /changelog/atom.xml: the changelog as Atom 1.0.
-export async function GET(): Promise<Response> {
-  const xml = changelogFeed(await listChangelog(), getConfig().baseUrl, "atom");
-  return new Response(xml, {
-    headers: {
-      "Content-Type": "application/atom+xml; charset=utf-8",
-      "Cache-Control": "public, max-age=300",
-    },
-  });
+// GET /changelog/atom.xml: the changelog as Atom 1.0; 503 in the public API's error shape while the database is down.
+export function GET(): Promise<Response> {
+  return changelogFeedResponse("atom");
 }

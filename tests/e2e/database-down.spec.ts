@@ -1,0 +1,138 @@
+// The portal of a server whose Postgres cannot be reached: a second production server (scripts/serve.mjs, on the
+// build the webServer made) with DATABASE_URL on a closed port. The changelog and its feeds answer 503 with
+// Retry-After (a readable page, the API's error shape); the pages that need no database still answer 200.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+let server: ChildProcess | undefined;
+let dataDir: string;
+let base = "";
+let output = "";
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  const [port, closed] = [await freePort(), await freePort()];
+  base = `http://127.0.0.1:${port}`;
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "pca-e2e-dbdown-"));
+  server = spawn(process.execPath, [path.resolve("scripts/serve.mjs")], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      PUBLIC_BASE_URL: base,
+      DATA_DIR: dataDir,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  // The OpenAPI document needs no database: it answers once the server listens.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${output}`);
+    const ok = await fetch(`${base}/public/v1/openapi.json`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error(`the server did not answer within 60 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+});
+
+test.afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server!.once("exit", r));
+    server.kill("SIGTERM");
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("/changelog is a readable 503 page with Retry-After; its feeds are the API's 503 body", async ({
+  request,
+}) => {
+  const page = await request.get(`${base}/changelog`);
+  expect(page.status()).toBe(503);
+  expect(page.headers()["content-type"]).toMatch(/^text\/html/);
+  expect(Number(page.headers()["retry-after"])).toBeGreaterThanOrEqual(1);
+  expect(page.headers()["content-security-policy"]).toContain("default-src 'self'");
+  expect(await page.text()).toContain("This page is temporarily unavailable");
+
+  for (const feed of ["/changelog/rss.xml", "/changelog/atom.xml"]) {
+    const res = await request.get(`${base}${feed}`);
+    expect(res.status(), feed).toBe(503);
+    expect(Number(res.headers()["retry-after"]), feed).toBeGreaterThanOrEqual(1);
+    const body = await res.json();
+    expect(body, feed).toEqual({
+      statusCode: 503,
+      message: "Service momentanément indisponible, réessayez plus tard.",
+      error: "Service Unavailable",
+      code: "PUBLIC_API_UNAVAILABLE",
+      requestId: res.headers()["x-request-id"],
+    });
+  }
+});
+
+test("the pages that need no database still answer 200", async ({ request }) => {
+  for (const url of [
+    "/",
+    "/docs",
+    "/docs/getting-started",
+    "/reference",
+    "/reference/products",
+    "/search?q=page",
+  ]) {
+    const res = await request.get(`${base}${url}`);
+    expect(res.status(), url).toBe(200);
+  }
+});
+
+test("in a browser: the 503 page shows under the CSP, also when reached from the header's link", async ({
+  page,
+}) => {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/status of 503/.test(m.text())) problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("response", (r) => {
+    const url = r.url().replace(base, "");
+    if (r.status() >= 400 && !(r.status() === 503 && url.startsWith("/changelog"))) {
+      problems.push(`${r.status()} ${url}`);
+    }
+  });
+
+  const direct = await page.goto(`${base}/changelog`);
+  expect(direct!.status()).toBe(503);
+  await expect(page.getByRole("heading", { name: "This page is temporarily unavailable" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "API reference" })).toHaveAttribute("href", "/reference");
+
+  // A client-side navigation: the router's request for /changelog gets the 503 page, not React's payload, and
+  // loads it as a document.
+  await page.goto(`${base}/reference/products`);
+  await expect(page.getByRole("heading", { name: "Try it" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Changelog" }).click();
+  await expect(page.getByRole("heading", { name: "This page is temporarily unavailable" })).toBeVisible();
+  expect(page.url()).toBe(`${base}/changelog`);
+  expect(problems).toEqual([]);
+});
