@@ -1,6 +1,5 @@
 import path from "node:path";
 import { mkdirSync } from "node:fs";
-import type { Config } from "@/lib/config";
 
 // Something that runs one parameterised SQL statement and returns its rows.
 export interface Queryable {
@@ -12,24 +11,37 @@ export interface Executor extends Queryable {
   exec(sql: string): Promise<void>;
 }
 
+// Which database: embedded PGlite, a Postgres server over TCP (node-postgres), or Vercel/Neon Postgres.
+export type DbDriver = "pglite" | "pg" | "vercel";
+
 // The one database handle of the process, whatever driver is behind it.
 export interface Database extends Executor {
-  readonly driver: Config["dbDriver"];
+  readonly driver: DbDriver;
   /** Runs fn inside BEGIN/COMMIT on one connection; ROLLBACK when it throws. */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
-type DbConfig = Pick<Config, "dbDriver" | "DATABASE_URL" | "POSTGRES_URL" | "DATA_DIR" | "DB_POOL_SIZE"> &
-  Partial<
-    Pick<
-      Config,
-      | "VERCEL_POSTGRES_WS_PROXY"
-      | "VERCEL_POSTGRES_HTTP_ENDPOINT"
-      | "DB_CONNECT_TIMEOUT_MS"
-      | "DB_STATEMENT_TIMEOUT_MS"
-    >
-  >;
+// What opening the database needs. The field names are the environment's, so lib/config's Config is one as it is.
+export interface DbOptions {
+  dbDriver: DbDriver;
+  /** The server's URL (driver "pg"). */
+  DATABASE_URL?: string;
+  /** Vercel/Neon's URL (driver "vercel"). */
+  POSTGRES_URL?: string;
+  /** PGlite's files are kept under `${DATA_DIR}/pglite` (driver "pglite"). */
+  DATA_DIR: string;
+  /** Connections in a server database's pool. */
+  DB_POOL_SIZE: number;
+  /** Longest wait for a pooled connection (PoolOptions.connectTimeoutMs). */
+  DB_CONNECT_TIMEOUT_MS?: number;
+  /** Longest a statement may run (PoolOptions.statementTimeoutMs). */
+  DB_STATEMENT_TIMEOUT_MS?: number;
+  /** Local stand-in for Neon's WebSocket proxy (VercelLocalEndpoints.wsProxy; tests). */
+  VERCEL_POSTGRES_WS_PROXY?: string;
+  /** Local stand-in for Neon's HTTP endpoint (VercelLocalEndpoints.httpEndpoint; tests). */
+  VERCEL_POSTGRES_HTTP_ENDPOINT?: string;
+}
 
 // Settings of a server database's pool (node-postgres or @vercel/postgres).
 export interface PoolOptions {
@@ -47,7 +59,7 @@ export interface PoolOptions {
 
 // Opens the database that the configuration selects: PGlite under DATA_DIR, a pg Pool, or @vercel/postgres.
 // `override` changes pool settings of the configuration: migrations and seeds pass { statementTimeoutMs: 0 }.
-export async function openDatabase(config: DbConfig, override: PoolOptions = {}): Promise<Database> {
+export async function openDatabase(config: DbOptions, override: PoolOptions = {}): Promise<Database> {
   const pool: PoolOptions = {
     max: config.DB_POOL_SIZE,
     connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
@@ -256,7 +268,7 @@ const GLOBAL_KEY = Symbol.for("public-catalog-api.db");
 type GlobalWithDb = typeof globalThis & { [GLOBAL_KEY]?: Promise<Database> };
 
 // The process-wide database, opened on first use (shared across Next.js bundles through globalThis).
-export function getDb(config: DbConfig): Promise<Database> {
+export function getDb(config: DbOptions): Promise<Database> {
   const g = globalThis as GlobalWithDb;
   if (!g[GLOBAL_KEY]) {
     g[GLOBAL_KEY] = openDatabase(config).catch((err) => {

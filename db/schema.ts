@@ -1,4 +1,22 @@
+// The schema's facts that code shares: id prefixes and id generation, the closed value sets that the migrations'
+// check constraints define, and how its timestamps are sent. The catalog, the key store and the seed import them
+// from here (db/ imports nothing from lib/).
 import { createHash, randomBytes } from "node:crypto";
+
+// The prefix of each table's opaque ids ("prd_3kT9…"); the changelog's entries are written by its migrations.
+export const ID_PREFIX = {
+  organization: "org",
+  channel: "chn",
+  attribute: "att",
+  family: "fam",
+  category: "cat",
+  product: "prd",
+  media: "med",
+  user: "usr",
+  apiKey: "key",
+  changelog: "chg",
+} as const;
+export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -15,11 +33,39 @@ export function base62(bytes: Uint8Array, length: number): string {
 }
 
 // A new random opaque id such as "prd_3kT9…" (16 base62 characters, ~95 bits).
-export function newId(prefix: string): string {
+export function newId(prefix: IdPrefix): string {
   return `${prefix}_${base62(randomBytes(12), 16)}`;
 }
 
 // A deterministic opaque id derived from a seed string (same seed, same id).
-export function stableId(prefix: string, seed: string): string {
+export function stableId(prefix: IdPrefix, seed: string): string {
   return `${prefix}_${base62(createHash("sha256").update(seed).digest().subarray(0, 12), 16)}`;
+}
+
+// Attribute types (attributes.type; TEXT and NUMBER are the contract's known values).
+export const ATTRIBUTE_TYPES = [
+  "TEXT",
+  "TEXTAREA",
+  "NUMBER",
+  "PRICE",
+  "BOOLEAN",
+  "DATE",
+  "SELECT",
+  "MULTI_SELECT",
+  "MEDIA",
+] as const;
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
+
+// Media types (media.type; IMAGE and VIDEO are the contract's known values).
+export const MEDIA_TYPES = ["IMAGE", "VIDEO", "DOCUMENT"] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+
+// Product statuses (products.status); `draft` is the status of new products.
+export const PRODUCT_STATUSES = ["draft", "published", "archived"] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
+
+// A timestamp column as the schema's timestamps are sent: ISO 8601 in UTC with milliseconds
+// ("2025-03-03T08:00:00.000Z"), formatted by the database so that no driver's date parsing is involved.
+export function isoSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 import type { Queryable } from "@/db/client";
-import { newId } from "@/lib/ids";
+import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 
 const SCRYPT = { N: 16_384, r: 8, p: 1, keyLength: 64, saltBytes: 16 } as const;
 
@@ -61,7 +61,7 @@ export async function verifyPassword(password: string, stored: string | null | u
 }
 
 const USER_COLUMNS = `id, email, name, is_staff as "isStaff",
-  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"`;
+  ${isoSql("created_at")} as "createdAt"`;
 
 // Creates a portal account with a scrypt-hashed password; the email is stored trimmed and lower-cased.
 export async function createUser(
@@ -74,7 +74,7 @@ export async function createUser(
   const [row] = await db.query<User>(
     `insert into users (id, email, name, password_hash, is_staff) values ($1, $2, $3, $4, $5)
      returning ${USER_COLUMNS}`,
-    [newId("usr"), email, opts.name.trim() || email, passwordHash, opts.isStaff ?? false],
+    [newId(ID_PREFIX.user), email, opts.name.trim() || email, passwordHash, opts.isStaff ?? false],
   );
   return row!;
 }

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "@/db/client";
 import { renderMediaFile, type MediaVariant } from "@/db/seed/media-files";
-import type { MediaType } from "@/lib/catalog/enums";
+import type { MediaType } from "@/db/schema";
 import { isUnavailableError } from "@/lib/public-api/errors";
 
 // Cache lifetime of a media file: the content of a file name never changes while the media exists.

@@ -1,7 +1,7 @@
 // Demo catalog generator: deterministic, French-flavoured organizations built with set-based SQL.
 import { createHash } from "node:crypto";
 import type { Database, Executor } from "@/db/client";
-import { stableId } from "@/lib/ids";
+import { ID_PREFIX, stableId, type IdPrefix } from "@/db/schema";
 import { MEDIA_EXTENSIONS, MEDIA_MIME_TYPES, mediaFileSizes } from "./media-files";
 import { FLAVOURS, type Flavour, type FlavourName } from "./vocabulary";
 
@@ -124,11 +124,11 @@ function checkFlavour(f: Flavour): void {
 
 // Channels, attributes, families, family attributes and the category trees of one organization.
 async function seedStructure(tx: Executor, orgId: string, slug: string, f: Flavour): Promise<Structure> {
-  const id = (prefix: string, key: string) => stableId(prefix, `${slug}:${key}`);
+  const id = (prefix: IdPrefix, key: string) => stableId(prefix, `${slug}:${key}`);
 
   const channels: Structure["channels"] = {};
   const ch = f.channels.map((c, i) => {
-    channels[c.code] = id("chn", `channel:${c.code}`);
+    channels[c.code] = id(ID_PREFIX.channel, `channel:${c.code}`);
     return {
       id: channels[c.code]!,
       code: c.code,
@@ -147,7 +147,7 @@ async function seedStructure(tx: Executor, orgId: string, slug: string, f: Flavo
 
   const attributes: Structure["attributes"] = {};
   const at = f.attributes.map((a, i) => {
-    attributes[a.code] = id("att", `attribute:${a.code}`);
+    attributes[a.code] = id(ID_PREFIX.attribute, `attribute:${a.code}`);
     return { ...a, id: attributes[a.code]!, at: stamp(3_600_000 + i * 397_000, `${slug}:att:${a.code}`) };
   });
   await insertColumns(tx, "attributes", {
@@ -167,7 +167,7 @@ async function seedStructure(tx: Executor, orgId: string, slug: string, f: Flavo
   });
 
   const families = f.families.map((fam, i) => ({
-    id: id("fam", `family:${fam.code}`),
+    id: id(ID_PREFIX.family, `family:${fam.code}`),
     code: fam.code,
     sku: codeOf(fam.code, "").slice(0, 3).toUpperCase(),
     price: fam.price,
@@ -218,7 +218,7 @@ async function seedStructure(tx: Executor, orgId: string, slug: string, f: Flavo
   const addCat = (label: string, parent: (typeof cats)[number] | null, master: boolean, position: number) => {
     const catSlug = parent ? `${parent.slug}-${codeOf(label, "-")}` : codeOf(label, "-");
     const c = {
-      id: id("cat", `category:${catSlug}`),
+      id: id(ID_PREFIX.category, `category:${catSlug}`),
       slug: catSlug,
       label,
       parent: parent?.id ?? null,
@@ -315,7 +315,7 @@ with g as (
 )
 select n, r1, r2, r3, r4, noun, adj, material, material_code, color, color_code, mood, category_id, family_id,
   price_cents, weight_dg, created_at,
-  'prd_' || substr(md5({slug} || ':product:' || n), 1, 20) as id,
+  '${ID_PREFIX.product}_' || substr(md5({slug} || ':product:' || n), 1, 20) as id,
   {prefix}::text || '-' || sku || '-' || lpad(n::text, greatest(6, length(n::text)), '0') as identifier,
   noun || ' ' || adj || ' en ' || material || ' – ' || color as label,
   noun || ' ' || adj as short_name,
@@ -352,7 +352,7 @@ order by b.n`;
 const MEDIA_BATCH_SQL = `
 create temp table seed_media on commit drop as
 select b.n, s.slot,
-  'med_' || substr(md5({slug} || ':media:' || b.n || ':' || s.slot), 1, 20) as id,
+  '${ID_PREFIX.media}_' || substr(md5({slug} || ':media:' || b.n || ':' || s.slot), 1, 20) as id,
   lower(b.identifier) || '-' || s.key as slug,
   lower(b.identifier) || '-' || s.key || '.' || s.ext as file_name,
   b.short_name || ' en ' || b.material || ' – ' || s.suffix || '.' || s.ext as original_name,
@@ -460,7 +460,7 @@ export async function seedOrganization(
     [slug],
   );
   if (existing?.has_products) throw new SeedRefusedError(slug);
-  const orgId = existing?.id ?? stableId("org", `org:${slug}`);
+  const orgId = existing?.id ?? stableId(ID_PREFIX.organization, `org:${slug}`);
   const sizes = mediaFileSizes();
   const batches = Math.ceil(products / batchSize);
   const concurrency = db.driver === "pglite" ? 1 : Math.max(1, opts.concurrency ?? 2);

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
-import type { MediaType } from "@/lib/catalog/enums";
+import type { MediaType } from "@/db/schema";
 
 // Which rendition of a media file: the file itself or its thumbnail.
 export type MediaVariant = "file" | "thumb";

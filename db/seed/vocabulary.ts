@@ -1,5 +1,5 @@
 // French vocabulary of the demo catalogs: two flavours (home, fashion) from which every label is composed.
-import type { AttributeType } from "@/lib/catalog/enums";
+import type { AttributeType } from "@/db/schema";
 
 type Gender = "m" | "f";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ATTRIBUTE_TYPES, MEDIA_TYPES, PRODUCT_STATUSES } from "@/lib/catalog/enums";
+import { ATTRIBUTE_TYPES, MEDIA_TYPES, PRODUCT_STATUSES } from "@/db/schema";
 import {
   boolParam,
   defineQuery,
