@@ -17,10 +17,10 @@ import pg from "pg";
 import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { seedOrganization } from "@/db/seed";
-import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys";
-import { READ_SCOPES } from "@/lib/catalog/enums";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import type { OpenLoopResult, openLoop } from "./open-loop";
-import { newId } from "@/lib/ids";
+import { newId } from "@/db/schema";
 
 const require = createRequire(import.meta.url);
 const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AutocannonResult>;

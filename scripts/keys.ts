@@ -7,10 +7,10 @@ import {
   listApiKeys,
   revokeApiKey,
   validateScopes,
-} from "../db/api-keys";
+} from "../lib/keys/store";
 import type { Database } from "../db/client";
 import { loadConfig, type Config } from "../lib/config";
-import { READ_SCOPES, type Scope } from "../lib/catalog/enums";
+import { READ_SCOPES, type Scope } from "../lib/keys/scopes";
 import { CliError, runCli, UsageError } from "./lib/cli";
 import { describeDatabase, openMigratedDatabase } from "./lib/database";
 import { parseDuration } from "./lib/duration";

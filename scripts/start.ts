@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config } from "../lib/config";
 import { buildReason, buildServerModules } from "./lib/build";
 import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
-import { demoKeysPath, readDemoKeys } from "../db/api-keys";
+import { demoKeysPath, readDemoKeys } from "../lib/keys/demo-keys";
 import { displayPath, prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
 import { removePidFile, runningServerPid, writePidFile } from "./lib/pid-file";
 

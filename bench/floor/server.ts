@@ -4,7 +4,7 @@
 // Environment: DATABASE_URL, PORT, DB_POOL_SIZE, PUBLIC_BASE_URL.
 import http from "node:http";
 import { openPg, type Queryable } from "@/db/client";
-import { hashApiKey, isWellFormedApiKey } from "@/lib/api-keys";
+import { hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { parseQuery } from "@/lib/public-api/params";

@@ -1,5 +1,5 @@
 import "server-only";
-import { readDemoKeys } from "@/db/api-keys";
+import { readDemoKeys } from "@/lib/keys/demo-keys";
 import { getConfig } from "@/lib/config";
 import { clientAddress, isLoopback } from "@/lib/public-api/client-address";
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { getConfig } from "@/lib/config";
-import { READ_SCOPES, WRITE_SCOPE } from "@/lib/catalog/enums";
+import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ERRORS, type ErrorCode } from "@/lib/public-api/errors";
 import { getReferenceEndpoints } from "./reference";
 

@@ -4,7 +4,7 @@ import { listCategories } from "@/lib/catalog/categories";
 import { listFamilies } from "@/lib/catalog/families";
 import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
-import type { ReadScope } from "@/lib/catalog/enums";
+import type { ReadScope } from "@/lib/keys/scopes";
 import type { QueryDef } from "./params";
 import {
   attributeSchema,

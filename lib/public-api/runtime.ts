@@ -1,7 +1,7 @@
 import { getDb, type Database } from "@/db/client";
 import { getConfig, type Config } from "@/lib/config";
 import { getRateLimiters, type RateLimiter } from "@/lib/rate-limit";
-import { KeyCache, LastUsedRecorder } from "./key-lookup";
+import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
 
 // The process-wide parts the pipeline uses, created once (kept on globalThis across Next.js bundles).
 export interface Runtime {

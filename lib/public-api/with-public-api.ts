@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/db/client";
 import type { Config } from "@/lib/config";
-import { isWellFormedApiKey } from "@/lib/api-keys";
-import type { Scope } from "@/lib/catalog/enums";
+import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
+import { isWellFormedApiKey } from "@/lib/keys/format";
+import type { Scope } from "@/lib/keys/scopes";
 import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
 import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
 import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
-import { lookupKey, type KeyRecord } from "./key-lookup";
 import { parseQuery, type QueryDef } from "./params";
 import { getRuntime, type Runtime } from "./runtime";
 

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Database } from "../../db/client";
-import { createApiKey, writeDemoKeys, type DemoKeysFile } from "../../db/api-keys";
+import { writeDemoKeys, type DemoKeysFile } from "../../lib/keys/demo-keys";
+import { createApiKey } from "../../lib/keys/store";
 import { addMembership, createUser, findUserByEmail, hashPassword } from "../../db/users";
 import type { Config } from "../../lib/config";
-import { READ_SCOPES } from "../../lib/catalog/enums";
+import { READ_SCOPES } from "../../lib/keys/scopes";
 
 // One progress report of the demo generator (org: the organization being seeded, when it says).
 export interface SeedProgress {

@@ -5,8 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, openPglite, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { displayPrefix, hashApiKey, isWellFormedApiKey } from "@/lib/api-keys";
-import { READ_SCOPES } from "@/lib/catalog/enums";
+import { displayPrefix, hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import { createTestDatabase } from "../support/servers";
 import { lastLine, runScript } from "./run";
 

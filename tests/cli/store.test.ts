@@ -7,10 +7,9 @@ import {
   findOrganizationBySlug,
   InvalidScopeError,
   listApiKeys,
-  readDemoKeys,
   revokeApiKey,
   validateScopes,
-} from "@/db/api-keys";
+} from "@/lib/keys/store";
 import { openPglite, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import {
@@ -20,15 +19,16 @@ import {
   verifyPassword,
   verifyUserCredentials,
 } from "@/db/users";
-import { hashApiKey, isWellFormedApiKey } from "@/lib/api-keys";
-import { READ_SCOPES } from "@/lib/catalog/enums";
-import { findKeyByHash } from "@/lib/public-api/key-lookup";
+import { findKeyByHash } from "@/lib/keys/cache";
+import { readDemoKeys } from "@/lib/keys/demo-keys";
+import { hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import { buildReason } from "@/scripts/lib/build";
 import { parseDuration } from "@/scripts/lib/duration";
 import { DEMO_USER_EMAIL, prepareStartData, type SeedDemo } from "@/scripts/lib/first-start";
 import { removePidFile, runningServerPid, writePidFile } from "@/scripts/lib/pid-file";
 
-// The key and user store (db/api-keys.ts, db/users.ts) and the start script's parts, on in-memory PGlite.
+// The key and user store (lib/keys/store.ts, db/users.ts) and the start script's parts, on in-memory PGlite.
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 let db: Database;
@@ -50,7 +50,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-describe("db/api-keys", () => {
+describe("lib/keys/store", () => {
   it("validates scopes: known ones only, write only with the preview, never empty; portal order", () => {
     expect(validateScopes(["media:read", "products:read", "media:read"])).toEqual([
       "products:read",

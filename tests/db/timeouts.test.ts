@@ -7,10 +7,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { seedDemo } from "@/db/seed";
-import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys";
-import { READ_SCOPES } from "@/lib/catalog/enums";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import { loadConfig } from "@/lib/config";
-import { newId } from "@/lib/ids";
+import { newId } from "@/db/schema";
 import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
 import { call, expectUnavailable, type ApiResponse } from "../support/api";
 import { startFreezableProxy, type FreezableProxy } from "../support/freezable-proxy";

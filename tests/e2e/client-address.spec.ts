@@ -1,7 +1,7 @@
 // The production server (scripts/serve.mjs) decides the client address: a forged X-Forwarded-For cannot spread
 // failed key look-ups over many addresses to escape the per-address limit (AUTH_FAILURE_LIMIT, default 100 per 60 s).
 import { expect, test } from "@playwright/test";
-import { generateApiKey } from "../../lib/api-keys";
+import { generateApiKey } from "../../lib/keys/format";
 
 test("rotating a forged X-Forwarded-For does not escape the failed-authentication limit", async ({
   request,

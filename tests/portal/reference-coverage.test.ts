@@ -5,10 +5,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys";
-import { READ_SCOPES } from "@/lib/catalog/enums";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import { loadConfig } from "@/lib/config";
-import { newId } from "@/lib/ids";
+import { newId } from "@/db/schema";
 import { getReferenceEndpoints, type RefEndpoint } from "@/lib/portal/reference";
 import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
 

@@ -2,10 +2,10 @@
 // expiry by the clock, and "last used" written in batches rather than once per request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/api-keys";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
-import { READ_SCOPES } from "@/lib/catalog/enums";
-import { newId } from "@/lib/ids";
+import { READ_SCOPES } from "@/lib/keys/scopes";
+import { newId } from "@/db/schema";
 import { createRuntime, setRuntime, type Runtime } from "@/lib/public-api/runtime";
 import { call, setupApi, type ApiFixture } from "../support/api";
 

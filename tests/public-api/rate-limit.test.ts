@@ -1,7 +1,7 @@
 // Rate limiting through the pipeline: exact 429 body and headers, per-key counters, failed-auth limiting,
 // on the in-process limiter and on a real Redis server, including Redis stopped mid-run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "@/lib/api-keys";
+import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
 import { call, expectUnavailable, setupApi, type ApiFixture } from "../support/api";

@@ -1,7 +1,7 @@
 // The shared security suite: every list endpoint, on PGlite and on the Postgres server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as publicRoot from "@/app/public/[[...path]]/route";
-import { generateApiKey } from "@/lib/api-keys";
+import { generateApiKey } from "@/lib/keys/format";
 import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
 
 const REQUEST_ID = /^[0-9a-f-]{36}$/;

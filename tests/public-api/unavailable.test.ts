@@ -2,7 +2,7 @@
 import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPg, type Database } from "@/db/client";
-import { generateApiKey } from "@/lib/api-keys";
+import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
 import { call, expectUnavailable } from "../support/api";

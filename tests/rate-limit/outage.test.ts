@@ -7,7 +7,7 @@ import net from "node:net";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "@/db/client";
-import { generateApiKey } from "@/lib/api-keys";
+import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
 import {

@@ -1,5 +1,5 @@
 import type { Database } from "@/db/client";
-import { hashApiKey } from "@/lib/api-keys";
+import { hashApiKey } from "./format";
 
 // What the pipeline knows about a stored key.
 export interface KeyRecord {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { base62 } from "./ids";
+import { base62 } from "../../db/schema";
 
 // Every key starts with this prefix, so that secret scanners can match it: pca_<30 base62 secret><6 base62 checksum>.
 export const KEY_PREFIX = "pca_";

@@ -1,17 +1,13 @@
-import { readFileSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
-import path from "node:path";
 import type { Queryable } from "@/db/client";
-import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, KEY_PREFIX } from "@/lib/api-keys";
-import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/catalog/enums";
-import { newId } from "@/lib/ids";
-
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+import { ID_PREFIX, isoSql, newId } from "@/db/schema";
+import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, KEY_PREFIX } from "./format";
+import { READ_SCOPES, WRITE_SCOPE, type Scope } from "./scopes";
 
 const KEY_COLUMNS = `id, name, prefix, scopes,
-  ${iso("created_at")} as "createdAt",
-  ${iso("expires_at")} as "expiresAt",
-  ${iso("last_used_at")} as "lastUsedAt",
-  ${iso("revoked_at")} as "revokedAt",
+  ${isoSql("created_at")} as "createdAt",
+  ${isoSql("expires_at")} as "expiresAt",
+  ${isoSql("last_used_at")} as "lastUsedAt",
+  ${isoSql("revoked_at")} as "revokedAt",
   case when revoked_at is not null then 'revoked'
        when expires_at is not null and expires_at <= now() then 'expired'
        else 'active' end as status`;
@@ -94,11 +90,11 @@ export async function createApiKey(
   const scopes = validateScopes(opts.scopes ?? READ_SCOPES, opts.allowWrite ?? false);
   if (opts.expiresAt && Number.isNaN(opts.expiresAt.getTime())) throw new Error("Invalid expiry date");
   const key = generateApiKey();
-  const id = newId("key");
+  const id = newId(ID_PREFIX.apiKey);
   const [row] = await db.query<Omit<CreatedApiKey, "key">>(
     `insert into api_keys (id, org_id, name, prefix, key_hash, scopes, created_by, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8)
-     returning id, name, prefix, scopes, ${iso("created_at")} as "createdAt", ${iso("expires_at")} as "expiresAt"`,
+     returning id, name, prefix, scopes, ${isoSql("created_at")} as "createdAt", ${isoSql("expires_at")} as "expiresAt"`,
     [
       id,
       opts.orgId,
@@ -148,42 +144,4 @@ export async function findOrganizationBySlug(db: Queryable, slug: string): Promi
     slug,
   ]);
   return rows[0] ?? null;
-}
-
-// The demo keys that the first embedded start created, as written to `${DATA_DIR}/demo-keys.json`.
-export interface DemoKeysFile {
-  createdAt: string;
-  keys: {
-    org: string;
-    orgId: string;
-    keyId: string;
-    name: string;
-    prefix: string;
-    scopes: Scope[];
-    key: string;
-  }[];
-}
-
-// Where the demo keys of a data folder are written.
-export function demoKeysPath(dataDir: string): string {
-  return path.resolve(dataDir, "demo-keys.json");
-}
-
-// Writes the demo keys file, readable by its owner only (mode 0600).
-export function writeDemoKeys(dataDir: string, file: DemoKeysFile): string {
-  const target = demoKeysPath(dataDir);
-  mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(target, 0o600); // the mode above applies only when the file is new
-  return target;
-}
-
-// Reads the demo keys file of a data folder, or null when there is none (or it is unreadable).
-export function readDemoKeys(dataDir: string): DemoKeysFile | null {
-  try {
-    const parsed = JSON.parse(readFileSync(demoKeysPath(dataDir), "utf8")) as DemoKeysFile;
-    return Array.isArray(parsed?.keys) ? parsed : null;
-  } catch {
-    return null;
-  }
 }
