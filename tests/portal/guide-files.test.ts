@@ -1,0 +1,39 @@
+// The guides' markdown files: one per guide, no orphan, and a placeholder the code does not know fails loudly
+// (the module checks every file when it loads, so such a typo stops `next build`).
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { fillPlaceholders, getGuides } from "@/lib/portal/guides";
+
+const DIR = path.resolve(__dirname, "../../lib/portal/guides");
+
+describe("guide files", () => {
+  it("are exactly one markdown file per guide", () => {
+    const files = readdirSync(DIR).sort();
+    expect(files).toEqual(
+      getGuides()
+        .map((g) => `${g.slug}.md`)
+        .sort(),
+    );
+  });
+
+  it("leave no placeholder unfilled", () => {
+    for (const g of getGuides()) expect(g.markdown, g.slug).not.toMatch(/\{\{|\}\}/);
+  });
+
+  it("fill a known placeholder from code", () => {
+    expect(fillPlaceholders("x", "`{{writeScope}}` and {{rateLimitRequests}}")).toMatch(
+      /^`products:write` and \d+$/,
+    );
+  });
+
+  it("throw on an unknown placeholder, naming the file and the known ones", () => {
+    expect(() => fillPlaceholders("errors", "{{errorTabel}}")).toThrow(
+      /lib\/portal\/guides\/errors\.md: unknown placeholder \{\{errorTabel\}\} \(known: baseUrl, /,
+    );
+    expect(() => fillPlaceholders("errors", "{{ errorRows }}")).toThrow(
+      /unknown placeholder \{\{ errorRows \}\}/,
+    );
+    expect(() => fillPlaceholders("errors", "{{}}")).toThrow(/unknown placeholder \{\{\}\}/);
+  });
+});
