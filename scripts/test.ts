@@ -46,9 +46,13 @@ interface Counts {
 function vitestCounts(file: string): Counts | undefined {
   if (!existsSync(file)) return undefined;
   const r = JSON.parse(readFileSync(file, "utf8"));
+  // A file that fails before its tests run (an import that does not resolve) reports no test: count it as one.
+  const brokenFiles = ((r.testResults ?? []) as { status?: string; assertionResults?: unknown[] }[]).filter(
+    (f) => f.status === "failed" && !f.assertionResults?.length,
+  ).length;
   return {
     passed: r.numPassedTests ?? 0,
-    failed: r.numFailedTests ?? 0,
+    failed: (r.numFailedTests ?? 0) + brokenFiles,
     skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0),
   };
 }
@@ -114,7 +118,9 @@ async function main() {
 
   // Only the unit suites use TEST_DATABASE_URL and TEST_REDIS_URL (the e2e server runs on embedded PGlite).
   if (want("unit") && (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL)) {
-    servicesDir = path.join(work, "services");
+    // A folder of its own, not inside `work`: mkdtemp makes folders 0700, and as root the Postgres server runs as
+    // the postgres user (scripts/services.sh), which must reach its data folder.
+    servicesDir = mkdtempSync(path.join(os.tmpdir(), "pca-services-"));
     pgPort = await freePort();
     redisPort = await freePort();
     console.log(`Starting Postgres (:${pgPort}) and Redis (:${redisPort}) for the suites…`);
@@ -161,7 +167,7 @@ async function main() {
       await step("e2e", bin("playwright"), ["test", "--reporter=list,json"]);
     }
   } finally {
-    if (servicesDir)
+    if (servicesDir) {
       spawnSync("bash", [
         path.join(root, "scripts/services.sh"),
         "stop",
@@ -169,6 +175,8 @@ async function main() {
         String(pgPort),
         String(redisPort),
       ]);
+      rmSync(servicesDir, { recursive: true, force: true });
+    }
   }
 
   const counts = [vitestCounts(vitestJson), playwrightCounts(playwrightJson)].filter(Boolean) as Counts[];
