@@ -8,6 +8,7 @@ import { hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { parseQuery } from "@/lib/public-api/params";
+import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { PublicApiError, errorBody } from "@/lib/public-api/errors";
 import type { ApiContext } from "@/lib/public-api/with-public-api";
 
@@ -35,12 +36,17 @@ for (const r of await db.query<{
 
 type Name = keyof typeof ENDPOINTS;
 
+// The catalog's caches of each database handle (the recording handles of EXPLAIN start cold).
+const contexts = new Map<Queryable, CatalogContext>();
+
 // Runs one list endpoint's handler on a database handle.
 async function run(database: Queryable, name: Name, url: URL, key: { orgId: string; orgSlug: string }) {
   const endpoint = ENDPOINTS[name];
   const query = parseQuery(url.searchParams, endpoint.query as never);
   const handler = endpoint.handler as (ctx: Partial<ApiContext<unknown>>) => Promise<unknown>;
-  return handler({ db: database as never, org: { id: key.orgId, slug: key.orgSlug }, query, config });
+  let catalog = contexts.get(database);
+  if (!catalog) contexts.set(database, (catalog = catalogContext(database)));
+  return handler({ catalog, org: { id: key.orgId, slug: key.orgSlug }, query, config });
 }
 
 // EXPLAIN (ANALYZE, BUFFERS) of every statement one request runs: on a cold count cache, then warm.

@@ -1,20 +1,33 @@
 import "server-only";
-import type { Queryable } from "@/db/client";
-import type { Attribute, AttributesQuery } from "@/lib/public-api/schemas";
-import { VERSION_COLUMN } from "./count-cache";
-import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
+import { ATTRIBUTE_TYPES, isoSql } from "@/db/schema";
+import type { CatalogContext } from "./context";
+import { readList, type ListResult } from "./list";
+import { boolParam, defineQuery, enumListParam, idParam, listParams, type QueryOf } from "./query";
+import type { Attribute } from "./schemas";
+import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
 
-const SORT_COLUMNS = {
-  code: "a.code",
-  slug: "a.slug",
-  label: "a.label_sort",
-  type: "a.type",
-  updatedAt: "a.updated_at",
-};
+// The sortable fields of attributes: the public sort enum of the query and the SQL behind each, one table.
+export const ATTRIBUTE_SORTS = {
+  code: { column: "a.code", cast: "text" },
+  slug: { column: "a.slug", cast: "text" },
+  label: { column: "a.label_sort", cast: "text" },
+  type: { column: "a.type", cast: "text" },
+  updatedAt: { column: "a.updated_at", cast: "timestamptz" },
+} as const satisfies SortColumns;
+
+// The query of an attributes list.
+export const attributesQuery = defineQuery({
+  ...listParams(["code", "slug", "label"], sortFields(ATTRIBUTE_SORTS)),
+  type: enumListParam(ATTRIBUTE_TYPES, "Only attributes of these types."),
+  uniqueValue: boolParam("Only attributes whose value must be unique (true) or must not (false)."),
+  isScopable: boolParam("Only scopable attributes (true) or only non-scopable ones (false)."),
+  familyId: idParam("Only attributes attached to this family."),
+});
+export type AttributesQuery = QueryOf<typeof attributesQuery>;
 
 // Lists the attributes of one organization.
 export async function listAttributes(
-  db: Queryable,
+  ctx: CatalogContext,
   orgId: string,
   q: AttributesQuery,
 ): Promise<ListResult<Attribute>> {
@@ -29,24 +42,28 @@ export async function listAttributes(
     );
   }
   addSearch(where, "a.search", q.q);
-  return paginate<Attribute, Attribute>(db, {
-    page: q.page,
-    perPage: q.perPage,
-    pageSql: `select a.id, a.slug, a.code, a.label, a.type, a.unique_value as "uniqueValue",
-                     a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt", ${VERSION_COLUMN}
-                from attributes a where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "a.id")}`,
-    countSql: `select count(*)::int as total from attributes a where ${where}`,
-    params: where.params,
-    onePlan: true, // a small table per organization: any plan reads little
-    map: (r) => ({
-      id: r.id,
-      slug: r.slug,
-      code: r.code,
-      label: r.label,
-      type: r.type,
-      uniqueValue: r.uniqueValue,
-      isScopable: r.isScopable,
-      updatedAt: r.updatedAt,
-    }),
-  });
+  return readList<Attribute, Attribute>(
+    ctx,
+    {
+      from: "attributes a",
+      columns: `a.id, a.slug, a.code, a.label, a.type, a.unique_value as "uniqueValue",
+                a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt"`,
+      where,
+      count: where.count("attributes a"),
+      order: orderBy(q.sort, ATTRIBUTE_SORTS, "a.id"),
+      onePlan: true, // a small table per organization: any plan reads little
+      map: (r) => ({
+        id: r.id,
+        slug: r.slug,
+        code: r.code,
+        label: r.label,
+        type: r.type,
+        uniqueValue: r.uniqueValue,
+        isScopable: r.isScopable,
+        updatedAt: r.updatedAt,
+      }),
+    },
+    q.page,
+    q.perPage,
+  );
 }

@@ -1,14 +1,29 @@
 import "server-only";
-import type { Queryable } from "@/db/client";
-import type { CategoriesQuery, Category } from "@/lib/public-api/schemas";
-import { VERSION_COLUMN } from "./count-cache";
-import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
+import { isoSql } from "@/db/schema";
+import type { CatalogContext } from "./context";
+import { readList, type ListResult } from "./list";
+import { boolParam, defineQuery, idParam, listParams, type QueryOf } from "./query";
+import type { Category } from "./schemas";
+import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
 
-const SORT_COLUMNS = { slug: "c.slug", label: "c.label_sort", updatedAt: "c.updated_at" };
+// The sortable fields of categories: the public sort enum of the query and the SQL behind each, one table.
+export const CATEGORY_SORTS = {
+  slug: { column: "c.slug", cast: "text" },
+  label: { column: "c.label_sort", cast: "text" },
+  updatedAt: { column: "c.updated_at", cast: "timestamptz" },
+} as const satisfies SortColumns;
+
+// The query of a categories list.
+export const categoriesQuery = defineQuery({
+  ...listParams(["slug", "label"], sortFields(CATEGORY_SORTS)),
+  parentId: idParam("Only the children of this category; `null` lists the root categories."),
+  isMaster: boolParam("Only master categories (true) or only the others (false)."),
+});
+export type CategoriesQuery = QueryOf<typeof categoriesQuery>;
 
 // Lists the categories of one organization (parentId=null: the roots).
 export async function listCategories(
-  db: Queryable,
+  ctx: CatalogContext,
   orgId: string,
   q: CategoriesQuery,
 ): Promise<ListResult<Category>> {
@@ -17,22 +32,26 @@ export async function listCategories(
   else if (q.parentId) where.and("c.parent_id = ?", q.parentId);
   if (q.isMaster !== undefined) where.and("c.is_master = ?", q.isMaster);
   addSearch(where, "c.search", q.q);
-  return paginate<Category, Category>(db, {
-    page: q.page,
-    perPage: q.perPage,
-    pageSql: `select c.id, c.slug, c.label, c.parent_id as "parentId", c.is_master as "isMaster",
-                     ${isoSql("c.updated_at")} as "updatedAt", ${VERSION_COLUMN}
-                from categories c where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "c.id")}`,
-    countSql: `select count(*)::int as total from categories c where ${where}`,
-    params: where.params,
-    onePlan: true, // a small table per organization: any plan reads little
-    map: (r) => ({
-      id: r.id,
-      slug: r.slug,
-      label: r.label,
-      parentId: r.parentId,
-      isMaster: r.isMaster,
-      updatedAt: r.updatedAt,
-    }),
-  });
+  return readList<Category, Category>(
+    ctx,
+    {
+      from: "categories c",
+      columns: `c.id, c.slug, c.label, c.parent_id as "parentId", c.is_master as "isMaster",
+                ${isoSql("c.updated_at")} as "updatedAt"`,
+      where,
+      count: where.count("categories c"),
+      order: orderBy(q.sort, CATEGORY_SORTS, "c.id"),
+      onePlan: true, // a small table per organization: any plan reads little
+      map: (r) => ({
+        id: r.id,
+        slug: r.slug,
+        label: r.label,
+        parentId: r.parentId,
+        isMaster: r.isMaster,
+        updatedAt: r.updatedAt,
+      }),
+    },
+    q.page,
+    q.perPage,
+  );
 }

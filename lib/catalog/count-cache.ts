@@ -1,5 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
+import { BoundedMap } from "@/lib/bounded-map";
+import type { Statement } from "./sql";
 
 interface Entry {
   version: string;
@@ -16,9 +18,11 @@ export interface Counted {
 // A total is reused only when the organization's current catalog version (bumped by triggers in the same
 // transaction as every catalog change, migration 0003) is still the one it was counted with, so it stays exact.
 export class CountCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<string, Entry>;
   private readonly running = new Map<string, Promise<Counted>>();
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(maxEntries = 10_000) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   /**
    * Runs a count once for all the requests that need it at the same time: a cold list under load would otherwise
@@ -48,8 +52,7 @@ export class CountCache {
       return undefined;
     }
     // Refresh recency (Maps iterate in insertion order; the oldest are dropped first).
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    this.entries.touch(key);
     return e.total;
   }
 
@@ -67,15 +70,7 @@ export class CountCache {
   }
 
   set(key: string, version: string, total: number): void {
-    this.entries.delete(key);
     this.entries.set(key, { version, total });
-    if (this.entries.size > this.maxEntries) {
-      let drop = Math.ceil(this.maxEntries / 10);
-      for (const k of this.entries.keys()) {
-        this.entries.delete(k);
-        if (--drop <= 0) break;
-      }
-    }
   }
 
   clear(): void {
@@ -88,18 +83,6 @@ export class CountCache {
   }
 }
 
-const caches = new WeakMap<object, CountCache>();
-
-// The count cache of one database handle (each database has its own versions, so caches never mix).
-export function countCacheFor(db: Queryable): CountCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new CountCache();
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
 // SQL of the current catalog version of the organization in $1 ('0' before its first change).
 export const VERSION_SQL =
   "select coalesce((select version::text from catalog_versions where org_id = $1), '0') as version";
@@ -109,16 +92,12 @@ export const VERSION_COLUMN =
   "coalesce((select version::text from catalog_versions where org_id = $1), '0') as catalog_version";
 
 // Runs a count statement and reads the catalog version in the same statement (one snapshot), so the pair is consistent.
-export async function countWithVersion(
-  db: Queryable,
-  countSql: string,
-  params: readonly unknown[],
-): Promise<{ total: number; version: string }> {
+export async function countWithVersion(db: Queryable, count: Statement): Promise<Counted> {
   const rows = await db.query<{ total: number; version: string }>(
-    `with c as (${countSql})
+    `with c as (${count.sql})
      select (select total from c) as total,
             coalesce((select version::text from catalog_versions where org_id = $1), '0') as version`,
-    params,
+    count.params,
   );
   return { total: Number(rows[0]?.total ?? 0), version: String(rows[0]?.version ?? "0") };
 }
@@ -128,31 +107,29 @@ export async function countWithVersion(
 // organization id. With `version` (the catalog version the caller's page rows were read at), the total is of that
 // same version: a count shared with a request that began before a change is not reused after it.
 export async function exactTotalAt(
+  counts: CountCache,
   db: Queryable,
-  countSql: string,
-  params: readonly unknown[],
+  count: Statement,
   version?: string,
 ): Promise<Counted> {
-  const cache = countCacheFor(db);
-  const key = countKey(countSql, params);
+  const key = countKey(count);
   if (version !== undefined) {
-    const hit = cache.get(key, version);
+    const hit = counts.get(key, version);
     if (hit !== undefined) return { total: hit, version };
-  } else if (cache.has(key)) {
-    const [row] = await db.query<{ version: string }>(VERSION_SQL, [params[0]]);
+  } else if (counts.has(key)) {
+    const [row] = await db.query<{ version: string }>(VERSION_SQL, [count.params[0]]);
     const current = String(row?.version ?? "0");
-    const hit = cache.get(key, current);
+    const hit = counts.get(key, current);
     if (hit !== undefined) return { total: hit, version: current };
   }
-  const counted = await cache.countOnce(key, () => countWithVersion(db, countSql, params));
+  const counted = await counts.countOnce(key, () => countWithVersion(db, count));
   if (version === undefined || counted.version === version) return counted;
-  // The shared count and the caller's rows saw different catalogs: count again, for the caller alone.
-  const own = await countWithVersion(db, countSql, params);
-  cache.set(key, own.version, own.total);
+  const own = await countWithVersion(db, count);
+  counts.set(key, own.version, own.total);
   return own;
 }
 
 // The cache key of a count statement and its parameters (one filter of one organization).
-export function countKey(countSql: string, params: readonly unknown[]): string {
-  return `${countSql}\u0000${JSON.stringify(params)}`;
+export function countKey(count: Statement): string {
+  return `${count.sql}\u0000${JSON.stringify(count.params)}`;
 }

@@ -1,17 +1,29 @@
 import "server-only";
-import type { Queryable } from "@/db/client";
-import type { Media, MediaQuery } from "@/lib/public-api/schemas";
-import { VERSION_COLUMN } from "./count-cache";
-import { Where, addSearch, isoSql, orderBy, paginate, type ListResult } from "./list";
+import { MEDIA_TYPES, isoSql } from "@/db/schema";
+import type { CatalogContext } from "./context";
+import { readList, type ListResult } from "./list";
 import { mediaUrls } from "./media-urls";
+import { boolParam, defineQuery, enumListParam, listParams, textParam, type QueryOf } from "./query";
+import type { Media } from "./schemas";
+import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
 
-const SORT_COLUMNS = {
-  originalName: "m.original_name_sort",
-  slug: "m.slug",
-  type: "m.type",
-  category: "m.category_sort",
-  updatedAt: "m.updated_at",
-};
+// The sortable fields of media: the public sort enum of the query and the SQL behind each, one table.
+export const MEDIA_SORTS = {
+  originalName: { column: "m.original_name_sort", cast: "text" },
+  slug: { column: "m.slug", cast: "text" },
+  type: { column: "m.type", cast: "text" },
+  category: { column: "m.category_sort", cast: "text" },
+  updatedAt: { column: "m.updated_at", cast: "timestamptz" },
+} as const satisfies SortColumns;
+
+// The query of a media list.
+export const mediaQuery = defineQuery({
+  ...listParams(["originalName", "slug", "category"], sortFields(MEDIA_SORTS)),
+  type: enumListParam(MEDIA_TYPES, "Only media of these types."),
+  orphansOnly: boolParam("true: only media attached to nothing."),
+  category: textParam("Only media of this media category (case- and accent-insensitive exact match)."),
+});
+export type MediaQuery = QueryOf<typeof mediaQuery>;
 
 interface Row {
   id: string;
@@ -25,7 +37,7 @@ interface Row {
 
 // Lists the public media of one organization, with absolute file and thumbnail URLs.
 export async function listMedia(
-  db: Queryable,
+  ctx: CatalogContext,
   org: { id: string; slug: string },
   q: MediaQuery,
   baseUrl: string,
@@ -36,24 +48,28 @@ export async function listMedia(
   // link_count is kept by media_links' triggers (migration 0004); a partial index holds the public orphans.
   if (q.orphansOnly) where.and("m.link_count = 0");
   addSearch(where, "m.search", q.q);
-  return paginate<Row, Media>(db, {
-    page: q.page,
-    perPage: q.perPage,
-    pageSql: `select m.id, m.slug, m.original_name as "originalName", m.type, m.category,
-                     m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt", ${VERSION_COLUMN}
-                from media m where ${where} order by ${orderBy(q.sort, SORT_COLUMNS, "m.id")}`,
-    countSql: `select count(*)::int as total from media m where ${where}`,
-    params: where.params,
-    // A type, a category or a search can be rare or everywhere: one plan only without them.
-    onePlan: !q.q && !q.category && !q.type?.length,
-    map: (r) => ({
-      id: r.id,
-      slug: r.slug,
-      originalName: r.originalName,
-      type: r.type,
-      category: r.category,
-      ...mediaUrls(baseUrl, org.slug, r.fileName),
-      updatedAt: r.updatedAt,
-    }),
-  });
+  return readList<Row, Media>(
+    ctx,
+    {
+      from: "media m",
+      columns: `m.id, m.slug, m.original_name as "originalName", m.type, m.category,
+                m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt"`,
+      where,
+      count: where.count("media m"),
+      order: orderBy(q.sort, MEDIA_SORTS, "m.id"),
+      // A type, a category or a search can be rare or everywhere: one plan only without them.
+      onePlan: !q.q && !q.category && !q.type?.length,
+      map: (r) => ({
+        id: r.id,
+        slug: r.slug,
+        originalName: r.originalName,
+        type: r.type,
+        category: r.category,
+        ...mediaUrls(baseUrl, org.slug, r.fileName),
+        updatedAt: r.updatedAt,
+      }),
+    },
+    q.page,
+    q.perPage,
+  );
 }

@@ -1,5 +1,4 @@
 import "server-only";
-import type { Queryable } from "@/db/client";
 
 // Where a sorted list's row at a given position starts: its sort value (as text) and its id.
 export interface Anchor {
@@ -43,16 +42,4 @@ export class AnchorCache {
     e.anchors.push(anchor);
     if (e.anchors.length > PER_LIST) e.anchors.shift();
   }
-}
-
-const caches = new WeakMap<object, AnchorCache>();
-
-// The anchor cache of one database handle.
-export function anchorCacheFor(db: Queryable): AnchorCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new AnchorCache();
-    caches.set(db, cache);
-  }
-  return cache;
 }

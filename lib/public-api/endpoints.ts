@@ -1,28 +1,18 @@
 import type { z } from "zod";
-import { listAttributes } from "@/lib/catalog/attributes";
-import { listCategories } from "@/lib/catalog/categories";
-import { listFamilies } from "@/lib/catalog/families";
-import { listMedia } from "@/lib/catalog/media";
-import { listProducts } from "@/lib/catalog/products";
-import type { ReadScope } from "@/lib/keys/scopes";
-import type { QueryDef } from "./params";
+import { attributesQuery, listAttributes } from "@/lib/catalog/attributes";
+import { categoriesQuery, listCategories } from "@/lib/catalog/categories";
+import { familiesQuery, listFamilies } from "@/lib/catalog/families";
+import { listMedia, mediaQuery } from "@/lib/catalog/media";
+import { listProducts, productsQuery } from "@/lib/catalog/products";
+import type { QueryDef } from "@/lib/catalog/query";
 import {
   attributeSchema,
   categorySchema,
   familySchema,
-  listAttributesQuery,
-  listCategoriesQuery,
-  listFamiliesQuery,
-  listMediaQuery,
-  listProductsQuery,
   mediaSchema,
   productSchema,
-  type AttributesQuery,
-  type CategoriesQuery,
-  type FamiliesQuery,
-  type MediaQuery,
-  type ProductsQuery,
-} from "./schemas";
+} from "@/lib/catalog/schemas";
+import type { ReadScope } from "@/lib/keys/scopes";
 import type { ApiHandler } from "./with-public-api";
 
 // One list endpoint of V1: path, scope, query and item schemas, handler; routes and the OpenAPI document read this table.
@@ -37,61 +27,62 @@ export interface ListEndpoint<Q = unknown> {
   handler: ApiHandler<Q>;
 }
 
+// Ties an endpoint's handler to its query's parsed type (inferred from the query definition).
 function endpoint<Q>(e: ListEndpoint<Q>): ListEndpoint<Q> {
   return e;
 }
 
 // The five list endpoints of V1.
 export const ENDPOINTS = {
-  products: endpoint<ProductsQuery>({
+  products: endpoint({
     name: "products",
     path: "/public/v1/products",
     scope: "products:read",
     summary: "List products",
     description:
       "Returns the products of the key's organization. Filter by family or category; read channel-specific names with `channelId`.",
-    query: listProductsQuery as unknown as QueryDef<ProductsQuery>,
+    query: productsQuery,
     item: productSchema,
-    handler: ({ db, org, query }) => listProducts(db, org.id, query),
+    handler: ({ catalog, org, query }) => listProducts(catalog, org.id, query),
   }),
-  families: endpoint<FamiliesQuery>({
+  families: endpoint({
     name: "families",
     path: "/public/v1/families",
     scope: "families:read",
     summary: "List families",
     description: "Returns the product families of the key's organization.",
-    query: listFamiliesQuery as unknown as QueryDef<FamiliesQuery>,
+    query: familiesQuery,
     item: familySchema,
-    handler: ({ db, org, query }) => listFamilies(db, org.id, query),
+    handler: ({ catalog, org, query }) => listFamilies(catalog, org.id, query),
   }),
-  attributes: endpoint<AttributesQuery>({
+  attributes: endpoint({
     name: "attributes",
     path: "/public/v1/attributes",
     scope: "attributes:read",
     summary: "List attributes",
     description: "Returns the configurable attributes of the key's organization.",
-    query: listAttributesQuery as unknown as QueryDef<AttributesQuery>,
+    query: attributesQuery,
     item: attributeSchema,
-    handler: ({ db, org, query }) => listAttributes(db, org.id, query),
+    handler: ({ catalog, org, query }) => listAttributes(catalog, org.id, query),
   }),
-  categories: endpoint<CategoriesQuery>({
+  categories: endpoint({
     name: "categories",
     path: "/public/v1/categories",
     scope: "categories:read",
     summary: "List categories",
     description: "Returns the categories (master and secondary trees) of the key's organization.",
-    query: listCategoriesQuery as unknown as QueryDef<CategoriesQuery>,
+    query: categoriesQuery,
     item: categorySchema,
-    handler: ({ db, org, query }) => listCategories(db, org.id, query),
+    handler: ({ catalog, org, query }) => listCategories(catalog, org.id, query),
   }),
-  media: endpoint<MediaQuery>({
+  media: endpoint({
     name: "media",
     path: "/public/v1/media",
     scope: "media:read",
     summary: "List media",
     description: "Returns the public media of the key's organization, with absolute file and thumbnail URLs.",
-    query: listMediaQuery as unknown as QueryDef<MediaQuery>,
+    query: mediaQuery,
     item: mediaSchema,
-    handler: ({ db, org, query, config }) => listMedia(db, org, query, config.baseUrl),
+    handler: ({ catalog, org, query, config }) => listMedia(catalog, org, query, config.baseUrl),
   }),
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { UnknownReferenceError } from "@/lib/catalog/errors";
 import { ERRORS, PublicApiError, errorBody, isUnavailableError } from "./errors";
 import { baseHeaders } from "./headers";
 
@@ -12,6 +13,7 @@ export const READ_ALLOW = "GET, HEAD";
 export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
   let e: PublicApiError;
   if (err instanceof PublicApiError) e = err;
+  else if (err instanceof UnknownReferenceError) e = invalidReference(err);
   else if (isUnavailableError(err)) {
     console.error(`[public-api] ${requestId} back end unavailable:`, (err as Error).message);
     e = new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
@@ -42,5 +44,13 @@ export function plainError(
     requestId,
     baseHeaders(requestId),
     method === "HEAD",
+  );
+}
+
+// The catalog's refusal of a filter that names what the organization does not have: a 400 naming the parameter.
+function invalidReference(err: UnknownReferenceError): PublicApiError {
+  return new PublicApiError(
+    "PUBLIC_API_INVALID_QUERY",
+    `Paramètre « ${err.field} » invalide : canal inconnu pour cette organisation (reçu « ${err.value.slice(0, 60)} »).`,
   );
 }

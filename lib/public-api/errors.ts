@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 // Every error the public API can answer, one table: status, stable code, HTTP reason phrase, default French message.
 export const ERRORS = {
   PUBLIC_API_INVALID_QUERY: {
@@ -45,15 +47,33 @@ export const ERRORS = {
 // A stable error code of the public API.
 export type ErrorCode = keyof typeof ERRORS;
 
-// The JSON body of every error response (the contract's shape plus code and requestId).
-export interface ErrorBody {
-  statusCode: number;
-  message: string;
-  error: string;
-  code: ErrorCode;
-  requestId: string;
-  retryAfter?: number;
-}
+// The JSON body of every error response (the contract's shape plus code and requestId): its type, and the
+// OpenAPI document's Error schema.
+export const errorBodySchema = z
+  .object({
+    statusCode: z.number().int().meta({ description: "HTTP status.", example: 401 }),
+    message: z
+      .string()
+      .meta({ description: "Human-readable text, in French.", example: "Clé API invalide." }),
+    error: z.string().meta({ description: "HTTP reason phrase.", example: "Unauthorized" }),
+    code: z
+      .enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]])
+      .meta({ description: "Stable machine-readable code.", example: "PUBLIC_API_KEY_INVALID" }),
+    requestId: z
+      .string()
+      .meta({
+        description: "Also in the X-Request-Id header.",
+        example: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
+      }),
+    retryAfter: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "On 429 only: seconds to wait, equal to the Retry-After header.", example: 12 }),
+  })
+  .strict();
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 // The one error class of the public API: thrown anywhere, turned into a response in one place.
 export class PublicApiError extends Error {

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { ERRORS, type ErrorCode } from "./errors";
-import { ENDPOINTS, type ListEndpoint } from "./endpoints";
-import type { ParamDef } from "./params";
+import type { ParamDef } from "@/lib/catalog/query";
 import {
   attributeSchema,
   categorySchema,
@@ -9,7 +7,9 @@ import {
   mediaSchema,
   paginationSchema,
   productSchema,
-} from "./schemas";
+} from "@/lib/catalog/schemas";
+import { ENDPOINTS, type ListEndpoint } from "./endpoints";
+import { ERRORS, errorBodySchema, type ErrorCode } from "./errors";
 
 type Json = Record<string, unknown>;
 
@@ -68,7 +68,7 @@ function errorExample(code: ErrorCode, message?: string, extra: Json = {}): Json
   };
 }
 
-function errorResponse(description: string, examples: Record<string, Json>, headers: Json = {}): Json {
+function errorResponseDoc(description: string, examples: Record<string, Json>, headers: Json = {}): Json {
   return {
     description,
     headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" }, ...headers },
@@ -122,7 +122,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
           },
         },
       },
-      "400": errorResponse("A query parameter is unknown or invalid; the message names it.", {
+      "400": errorResponseDoc("A query parameter is unknown or invalid; the message names it.", {
         invalidPerPage: errorExample(
           "PUBLIC_API_INVALID_QUERY",
           "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
@@ -132,7 +132,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
           `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
         ),
       }),
-      "401": errorResponse(
+      "401": errorResponseDoc(
         "The key is missing, invalid, expired or revoked.",
         {
           missing: errorExample("PUBLIC_API_KEY_MISSING"),
@@ -142,21 +142,21 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
         },
         { "WWW-Authenticate": { schema: { type: "string" }, example: 'Bearer realm="public-api"' } },
       ),
-      "403": errorResponse(`The key lacks the \`${e.scope}\` scope.`, {
+      "403": errorResponseDoc(`The key lacks the \`${e.scope}\` scope.`, {
         insufficientScope: errorExample(
           "PUBLIC_API_INSUFFICIENT_SCOPE",
           `La clé API n'a pas le scope « ${e.scope} » requis pour cette ressource.`,
         ),
       }),
-      "429": errorResponse(
+      "429": errorResponseDoc(
         "Rate limit exceeded; retry after `retryAfter` seconds (also in the Retry-After header).",
         { rateLimited: errorExample("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, { retryAfter: 12 }) },
         { ...RATE_LIMIT_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } },
       ),
-      "500": errorResponse("Unexpected error; nothing internal is disclosed.", {
+      "500": errorResponseDoc("Unexpected error; nothing internal is disclosed.", {
         internal: errorExample("PUBLIC_API_INTERNAL_ERROR"),
       }),
-      "503": errorResponse(
+      "503": errorResponseDoc(
         "The database or the rate limiter cannot be reached; retry later.",
         { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
         { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
@@ -266,36 +266,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         Category: jsonSchema(categorySchema, "output"),
         Media: jsonSchema(mediaSchema, "output"),
         Pagination: jsonSchema(paginationSchema, "output"),
-        Error: {
-          type: "object",
-          required: ["statusCode", "message", "error", "code", "requestId"],
-          properties: {
-            statusCode: { type: "integer", description: "HTTP status.", example: 401 },
-            message: {
-              type: "string",
-              description: "Human-readable text, in French.",
-              example: "Clé API invalide.",
-            },
-            error: { type: "string", description: "HTTP reason phrase.", example: "Unauthorized" },
-            code: {
-              type: "string",
-              enum: Object.keys(ERRORS),
-              description: "Stable machine-readable code.",
-              example: "PUBLIC_API_KEY_INVALID",
-            },
-            requestId: {
-              type: "string",
-              description: "Also in the X-Request-Id header.",
-              example: EXAMPLE_REQUEST_ID,
-            },
-            retryAfter: {
-              type: "integer",
-              minimum: 1,
-              description: "On 429 only: seconds to wait, equal to the Retry-After header.",
-              example: 12,
-            },
-          },
-        },
+        Error: jsonSchema(errorBodySchema, "output"),
       },
       headers: {
         "X-Request-Id": {

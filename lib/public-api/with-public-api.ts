@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Database } from "@/db/client";
+import type { CatalogContext } from "@/lib/catalog/context";
+import type { QueryDef } from "@/lib/catalog/query";
 import type { Config } from "@/lib/config";
 import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
 import { isWellFormedApiKey } from "@/lib/keys/format";
@@ -9,8 +10,8 @@ import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
 import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
-import { parseQuery, type QueryDef } from "./params";
-import { getRuntime, type Runtime } from "./runtime";
+import { getRuntime, type Runtime } from "@/lib/runtime";
+import { parseQuery } from "./params";
 
 // What a handler receives: the key's organization (the only one it may read), the parsed query and the runtime parts.
 export interface ApiContext<Q> {
@@ -20,7 +21,8 @@ export interface ApiContext<Q> {
   key: KeyRecord;
   query: Q;
   config: Config;
-  db: Database;
+  /** The database and the catalog's caches, for lib/catalog. */
+  catalog: CatalogContext;
 }
 
 // A list handler: reads and returns the response body; everything else is the wrapper's.
@@ -56,7 +58,6 @@ export function withPublicApi<Q>(
         );
       }
       const query = parseQuery(new URL(request.url).searchParams, opts.query);
-      const db = await rt.db();
       const body = await handler({
         request,
         requestId,
@@ -64,7 +65,7 @@ export function withPublicApi<Q>(
         key,
         query,
         config: rt.config,
-        db,
+        catalog: await rt.catalog(),
       });
       return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
     } catch (err) {
@@ -106,23 +107,13 @@ async function authenticate(
   throw failure;
 }
 
-const BLOCKED = Symbol.for("public-catalog-api.auth-blocked");
-type BlockMap = Map<string, number>;
-
-function blockedMap(rt: Runtime): BlockMap {
-  const holder = rt as Runtime & { [BLOCKED]?: BlockMap };
-  holder[BLOCKED] ??= new Map();
-  return holder[BLOCKED];
-}
-
 function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
   if (!rt.config.RATE_LIMIT_ENABLED) return undefined;
-  const map = blockedMap(rt);
   const ip = clientAddress(request.headers);
-  const until = map.get(ip);
+  const until = rt.authBlocks.get(ip);
   if (until === undefined) return undefined;
   if (until <= now) {
-    map.delete(ip);
+    rt.authBlocks.delete(ip);
     return undefined;
   }
   const retryAfter = retryAfterSeconds(until, now);
@@ -137,9 +128,7 @@ async function countAuthFailure(request: Request, rt: Runtime, headers: Headers,
   const r = await limit(rt.limiters.authFailure, `ip:${ip}`);
   setRateLimitHeaders(headers, "auth-failures", rt.config.AUTH_FAILURE_WINDOW_SECONDS, r, now);
   if (!r.success) {
-    const map = blockedMap(rt);
-    if (map.size > 10_000) map.clear();
-    map.set(ip, r.reset);
+    rt.authBlocks.set(ip, r.reset);
     throw rateLimited(r, now);
   }
 }

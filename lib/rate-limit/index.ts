@@ -110,67 +110,42 @@ export function createRateLimiter(config: ConfigPart, opts: RateLimiterOptions):
   return build(config, opts, openConnection(config));
 }
 
-interface Singletons {
-  signature: string;
-  limiters: { perKey: RateLimiter; authFailure: RateLimiter };
+// The process's two limiters: perKey (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS, per API key) and
+// authFailure (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS, per client address).
+export interface RateLimiters {
+  perKey: RateLimiter;
+  authFailure: RateLimiter;
+  /** Releases their connection. */
+  close(): Promise<void>;
 }
-const KEY = Symbol.for("public-catalog-api.rate-limiters");
-type G = typeof globalThis & { [KEY]?: Singletons };
 
-// The process's two limiters (kept on globalThis across bundles): perKey (RATE_LIMIT_REQUESTS per
-// RATE_LIMIT_WINDOW_SECONDS, per API key) and authFailure (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS,
-// per client address), sharing one connection. A call with different rate-limit settings closes and replaces them;
-// with RATE_LIMIT_ENABLED=false they are in-process and open no connection.
-export function getRateLimiters(config: Config): { perKey: RateLimiter; authFailure: RateLimiter } {
-  const g = globalThis as G;
-  const signature = JSON.stringify([
-    config.RATE_LIMIT_ENABLED,
-    config.UPSTASH_REDIS_REST_URL,
-    config.UPSTASH_REDIS_REST_TOKEN,
-    config.REDIS_URL,
-    config.RATE_LIMIT_REQUESTS,
-    config.RATE_LIMIT_WINDOW_SECONDS,
-    config.AUTH_FAILURE_LIMIT,
-    config.AUTH_FAILURE_WINDOW_SECONDS,
-    config.RATE_LIMIT_ON_BACKEND_ERROR,
-    config.RATE_LIMIT_TIMEOUT_MS,
-  ]);
-  const current = g[KEY];
-  if (current?.signature === signature) return current.limiters;
-  if (current) void closeAll(current.limiters);
+// The two limiters of a configuration, sharing one connection (the runtime holds them); with
+// RATE_LIMIT_ENABLED=false they are in-process and open no connection.
+export function createRateLimiters(config: Config): RateLimiters {
   const conn = config.RATE_LIMIT_ENABLED ? openConnection(config) : undefined;
-  const limiters = {
-    perKey: build(
-      config,
-      {
-        prefix: "pcapi:rl:key",
-        limit: config.RATE_LIMIT_REQUESTS,
-        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-      },
-      conn,
-    ),
-    authFailure: build(
-      config,
-      {
-        prefix: "pcapi:rl:auth",
-        limit: config.AUTH_FAILURE_LIMIT,
-        windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
-      },
-      conn,
-    ),
+  const perKey = build(
+    config,
+    {
+      prefix: "pcapi:rl:key",
+      limit: config.RATE_LIMIT_REQUESTS,
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    },
+    conn,
+  );
+  const authFailure = build(
+    config,
+    {
+      prefix: "pcapi:rl:auth",
+      limit: config.AUTH_FAILURE_LIMIT,
+      windowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
+    },
+    conn,
+  );
+  return {
+    perKey,
+    authFailure,
+    close: async () => {
+      await Promise.allSettled([perKey.close?.(), authFailure.close?.()]);
+    },
   };
-  g[KEY] = { signature, limiters };
-  return limiters;
-}
-
-// Closes the process's limiters and forgets them (shutdown, tests).
-export async function closeRateLimiters(): Promise<void> {
-  const g = globalThis as G;
-  const current = g[KEY];
-  delete g[KEY];
-  if (current) await closeAll(current.limiters);
-}
-
-async function closeAll(l: { perKey: RateLimiter; authFailure: RateLimiter }): Promise<void> {
-  await Promise.allSettled([l.perKey.close?.(), l.authFailure.close?.()]);
 }

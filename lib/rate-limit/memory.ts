@@ -1,4 +1,5 @@
 import type { RateLimiter, RateLimitResult } from "./types";
+import { dropOldestTenth } from "@/lib/bounded-map";
 
 interface Counter {
   /** Index of the fixed window `cur` counts (floor(time / window)). */
@@ -96,10 +97,6 @@ export class MemorySlidingWindow implements RateLimiter {
       this.sweep(idx);
       if (this.counters.size < this.maxEntries) return;
     }
-    let drop = Math.max(1, Math.ceil(this.maxEntries / 10));
-    for (const id of this.counters.keys()) {
-      this.counters.delete(id);
-      if (--drop === 0) break;
-    }
+    dropOldestTenth(this.counters, this.maxEntries);
   }
 }

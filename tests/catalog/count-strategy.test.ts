@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/attributes";
-import { VERSION_SQL, countCacheFor, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
+import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
+import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
 import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
-import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
+import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase } from "../support/databases";
 
@@ -15,8 +16,16 @@ import { openEmptyDatabase } from "../support/databases";
 const ORG = "org_count";
 const OTHER = "org_other";
 
+// The catalog's caches of each database handle: a handle stands for one server instance (the runtime's caches).
+const contexts = new WeakMap<object, CatalogContext>();
+function ctxOf(db: Queryable): CatalogContext {
+  let ctx = contexts.get(db);
+  if (!ctx) contexts.set(db, (ctx = catalogContext(db)));
+  return ctx;
+}
+
 function productsQuery(search: string): ProductsQuery {
-  return parseQuery(new URLSearchParams(search), listProductsQuery) as ProductsQuery;
+  return parseQuery(new URLSearchParams(search), productsQueryDef) as ProductsQuery;
 }
 
 // Counts the statements that go through a real database handle (a spy, not a stand-in: every call reaches the database).
@@ -121,21 +130,21 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
 
     it("keeps total exact after products are added and removed, counting only when the catalog changed", async () => {
       const s = spy(db);
-      const first = await listProducts(s, ORG, productsQuery(""));
+      const first = await listProducts(ctxOf(s), ORG, productsQuery(""));
       expect(first.pagination.total).toBe(250);
       expect(s.counts).toBe(1);
 
       // Unchanged catalog: the total comes from the cache, no count runs, and the page (which carries the
       // catalog version) is the only statement.
       const before = s.statements;
-      const again = await listProducts(s, ORG, productsQuery("page=3"));
+      const again = await listProducts(ctxOf(s), ORG, productsQuery("page=3"));
       expect(again.pagination.total).toBe(250);
       expect(s.counts).toBe(1);
       expect(s.statements - before).toBe(1);
 
       await addProduct(db, "prd_new1");
       await addProduct(db, "prd_new2");
-      const added = await listProducts(s, ORG, productsQuery(""));
+      const added = await listProducts(ctxOf(s), ORG, productsQuery(""));
       expect(added.pagination.total).toBe(252);
       expect(added.pagination.totalPages).toBe(13);
       expect(added.data.map((p) => p.id)).toContain("prd_new1");
@@ -145,7 +154,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         "delete from products where org_id = $1 and id in ('prd_new1', 'prd_00001', 'prd_00002')",
         [ORG],
       );
-      const removed = await listProducts(s, ORG, productsQuery(""));
+      const removed = await listProducts(ctxOf(s), ORG, productsQuery(""));
       expect(removed.pagination.total).toBe(249);
       expect(removed.pagination.total).toBe(await trueCount(db));
       expect(s.counts).toBe(3);
@@ -153,9 +162,9 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
 
     it("keeps filtered totals exact when a product moves between families, per filter", async () => {
       const famA = async () =>
-        (await listProducts(db, ORG, productsQuery("familyId=fam_a"))).pagination.total;
+        (await listProducts(ctxOf(db), ORG, productsQuery("familyId=fam_a"))).pagination.total;
       const famB = async () =>
-        (await listProducts(db, ORG, productsQuery("familyId=fam_b"))).pagination.total;
+        (await listProducts(ctxOf(db), ORG, productsQuery("familyId=fam_b"))).pagination.total;
       const a0 = await famA();
       const b0 = await famB();
       expect(a0).toBe(await trueCount(db, "p.family_id = 'fam_a'"));
@@ -165,33 +174,33 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       expect(await famA()).toBe(a0 - 1);
       expect(await famB()).toBe(b0 + 1);
 
-      const q = (await listProducts(db, ORG, productsQuery("q=creme"))).pagination.total;
+      const q = (await listProducts(ctxOf(db), ORG, productsQuery("q=creme"))).pagination.total;
       expect(q).toBe(await trueCount(db, "p.search like '%creme%'"));
       await db.query("update products set label = 'Crème brûlée' where org_id = $1 and id = 'prd_00011'", [
         ORG,
       ]);
-      expect((await listProducts(db, ORG, productsQuery("q=creme"))).pagination.total).toBe(q + 1);
+      expect((await listProducts(ctxOf(db), ORG, productsQuery("q=creme"))).pagination.total).toBe(q + 1);
     });
 
     it("is not invalidated by another organization's changes, and never mixes organizations", async () => {
       const s = spy(db);
-      const before = (await listProducts(s, ORG, productsQuery(""))).pagination.total;
+      const before = (await listProducts(ctxOf(s), ORG, productsQuery(""))).pagination.total;
       const countsBefore = s.counts;
       await db.query(
         `insert into products (id, org_id, identifier, label, family_id, category_id)
          values ('prd_o999', $1, 'O-999', 'Chaise', 'fam_o', 'cat_o')`,
         [OTHER],
       );
-      expect((await listProducts(s, ORG, productsQuery(""))).pagination.total).toBe(before);
+      expect((await listProducts(ctxOf(s), ORG, productsQuery(""))).pagination.total).toBe(before);
       expect(s.counts).toBe(countsBefore);
-      expect((await listProducts(s, OTHER, productsQuery(""))).pagination.total).toBe(31);
+      expect((await listProducts(ctxOf(s), OTHER, productsQuery(""))).pagination.total).toBe(31);
     });
 
     it("keeps totals of other resources exact (attributes, orphan media) through inserts, links and deletes", async () => {
       const orphans = async () =>
         (
           await listMedia(
-            db,
+            ctxOf(db),
             { id: ORG, slug: "count" },
             { page: 1, perPage: 20, sort: [{ field: "updatedAt", order: "desc" }], orphansOnly: true },
             "http://x.test",
@@ -208,7 +217,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
 
       const attrs = async () =>
         (
-          await listAttributes(db, ORG, {
+          await listAttributes(ctxOf(db), ORG, {
             page: 1,
             perPage: 20,
             sort: [{ field: "code", order: "asc" }],
@@ -240,7 +249,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         "perPage=100&page=3&sort=updatedAt.asc",
       ];
       for (const c of cases) {
-        const got = await listProducts(db, ORG, productsQuery(c));
+        const got = await listProducts(ctxOf(db), ORG, productsQuery(c));
         expect(
           got.data.map((p) => p.id),
           c,
@@ -249,7 +258,11 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       // Walking every page returns every product once, in order.
       const seen: string[] = [];
       for (let page = 1; ; page++) {
-        const r = await listProducts(db, ORG, productsQuery(`perPage=40&page=${page}&channelId=chn_1`));
+        const r = await listProducts(
+          ctxOf(db),
+          ORG,
+          productsQuery(`perPage=40&page=${page}&channelId=chn_1`),
+        );
         if (r.data.length === 0) break;
         seen.push(...r.data.map((p) => p.id));
       }
@@ -274,7 +287,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       const s = spy(db);
       const seeks = () => s.statementsText.filter((t) => /\) [<>]= \(\$\d+::/.test(t)).length;
       const check = async (c: string) => {
-        const got = await listProducts(s, DEEP, productsQuery(c));
+        const got = await listProducts(ctxOf(s), DEEP, productsQuery(c));
         expect(
           got.data.map((p) => p.id),
           c,
@@ -314,7 +327,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       const s = spy(db);
       const pages = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          listProducts(s, ORG, productsQuery(`familyId=fam_a&page=${1 + (i % 3)}`)),
+          listProducts(ctxOf(s), ORG, productsQuery(`familyId=fam_a&page=${1 + (i % 3)}`)),
         ),
       );
       expect(s.counts).toBe(1);
@@ -328,36 +341,37 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       const params = [ORG, "cat_a"];
       // A count begun before a change and still running: it will report an older version.
       let finish!: (c: Counted) => void;
-      void countCacheFor(s).countOnce(
-        countKey(sql, params),
+      void ctxOf(s).counts.countOnce(
+        countKey({ sql, params }),
         () => new Promise<Counted>((resolve) => (finish = resolve)),
       );
       const [{ version }] = (await db.query<{ version: string }>(VERSION_SQL, [ORG])) as [
         { version: string },
       ];
-      const pending = exactTotalAt(s, sql, params, version);
+      const pending = exactTotalAt(ctxOf(s).counts, s, { sql, params }, version);
       finish({ total: 99_999, version: "an older version" });
       const got = await pending;
       expect(got).toEqual({ total: await trueCount(db, "p.category_id = 'cat_a'"), version });
       // The caller's own count is the one remembered.
-      expect(countCacheFor(s).get(countKey(sql, params), version)).toBe(got.total);
+      expect(ctxOf(s).counts.get(countKey({ sql, params }), version)).toBe(got.total);
     });
 
     it("refuses an unknown channel whether its page has rows or not, and accepts a known one with no rows", async () => {
-      await expect(listProducts(db, ORG, productsQuery("channelId=chn_nope"))).rejects.toThrow(
-        /« channelId »/,
-      );
-      await expect(listProducts(db, ORG, productsQuery("channelId=chn_nope&familyId=fam_o"))).rejects.toThrow(
-        /« channelId »/,
-      );
-      const empty = await listProducts(db, ORG, productsQuery("channelId=chn_1&familyId=fam_o"));
+      await expect(listProducts(ctxOf(db), ORG, productsQuery("channelId=chn_nope"))).rejects.toMatchObject({
+        name: "UnknownReferenceError",
+        field: "channelId",
+      });
+      await expect(
+        listProducts(ctxOf(db), ORG, productsQuery("channelId=chn_nope&familyId=fam_o")),
+      ).rejects.toMatchObject({ name: "UnknownReferenceError", field: "channelId" });
+      const empty = await listProducts(ctxOf(db), ORG, productsQuery("channelId=chn_1&familyId=fam_o"));
       expect(empty.pagination).toMatchObject({ total: 0, hasAny: false });
       expect(empty.data).toEqual([]);
     });
 
-    it("keeps one cache per database handle", async () => {
-      expect(countCacheFor(db).size).toBeGreaterThan(0);
-      expect(countCacheFor({ query: db.query.bind(db) }).size).toBe(0);
+    it("keeps one cache per catalog context", async () => {
+      expect(ctxOf(db).counts.size).toBeGreaterThan(0);
+      expect(ctxOf({ query: db.query.bind(db) }).counts.size).toBe(0);
     });
   });
 }
@@ -378,7 +392,7 @@ describe("count strategy under concurrent transactions (Postgres server)", () =>
   });
 
   it("does not see uncommitted products, and counts them once committed; a rolled-back insert changes nothing", async () => {
-    const total = async () => (await listProducts(db, ORG, productsQuery(""))).pagination.total;
+    const total = async () => (await listProducts(ctxOf(db), ORG, productsQuery(""))).pagination.total;
     expect(await total()).toBe(250);
     await db.transaction(async (tx) => {
       await tx.query(

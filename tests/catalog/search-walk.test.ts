@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { countCacheFor, countKey } from "@/lib/catalog/count-cache";
-import { SEARCH_WALK_MAX_ROWS, Where, addSearch, searchWalks } from "@/lib/catalog/list";
+import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
+import { countKey } from "@/lib/catalog/count-cache";
+import { SEARCH_WALK_MAX_ROWS, searchWalks } from "@/lib/catalog/search-walk";
+import { Where, addSearch, type Statement } from "@/lib/catalog/sql";
 import { listProducts } from "@/lib/catalog/products";
 import { parseQuery } from "@/lib/public-api/params";
-import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
+import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
 import { openEmptyDatabase } from "../support/databases";
 
 // A search for a common word walks the sort index and tests each row (strpos) instead of asking the trigram
@@ -16,7 +18,7 @@ const ORG = "org_walk";
 const OTHER = "org_walk_other";
 
 const productsQuery = (search: string) =>
-  parseQuery(new URLSearchParams(search), listProductsQuery) as ProductsQuery;
+  parseQuery(new URLSearchParams(search), productsQueryDef) as ProductsQuery;
 
 // Texts that a search may contain: accents, case, ligatures, LIKE's wildcards and escape, quotes, spaces.
 const TRICKY = [
@@ -116,6 +118,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
 
     it("answers a common word's pages walking, with the same rows and totals as through the index", async () => {
       const { s, statements } = recording(db);
+      const ctx = catalogContext(s);
       for (const search of [
         "q=chaise",
         "q=CRÈME&sort=label.asc",
@@ -123,7 +126,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         "q=%25&sort=updatedAt.asc",
       ]) {
         statements.length = 0;
-        const first = await listProducts(s, ORG, productsQuery(search));
+        const first = await listProducts(ctx, ORG, productsQuery(search));
         expect(
           statements.some((t) => t.includes("strpos")),
           search,
@@ -134,7 +137,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         let walked: typeof first | undefined;
         for (let i = 0; i < 500 && !walked; i++) {
           statements.length = 0;
-          const again = await listProducts(s, ORG, productsQuery(search));
+          const again = await listProducts(ctx, ORG, productsQuery(search));
           if (statements.some((t) => t.includes("strpos"))) walked = again;
           else await new Promise((r) => setTimeout(r, 10));
         }
@@ -146,12 +149,13 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
 
     it("keeps the index for a search with a family or in an order that no index serves", async () => {
       const { s, statements } = recording(db);
+      const ctx = catalogContext(s);
       for (const search of [
         "q=chaise&familyId=fam_w",
         "q=chaise&sort=identifier.asc",
         "q=chaise&sort=status.asc,label.asc",
       ]) {
-        for (let i = 0; i < 3; i++) await listProducts(s, ORG, productsQuery(search));
+        for (let i = 0; i < 3; i++) await listProducts(ctx, ORG, productsQuery(search));
         expect(
           statements.some((t) => t.includes("strpos")),
           search,
@@ -167,10 +171,10 @@ suite("search walk on the Postgres server", () => openEmptyDatabase("pg", "walk"
 // The choice alone, from totals put in the count cache of a recording handle (no database: one function isolated).
 describe("searchWalks", () => {
   const search = {
-    countSql: "select count(*)::int as total from t where org = $1 and s like $2",
+    sql: "select count(*)::int as total from t where org = $1 and s like $2",
     params: ["o", "%w%"],
   };
-  const all = { countSql: "select count(*)::int as total from t where org = $1", params: ["o"] };
+  const all = { sql: "select count(*)::int as total from t where org = $1", params: ["o"] };
   const handle = () => {
     const calls: string[] = [];
     const db: Queryable = {
@@ -179,10 +183,10 @@ describe("searchWalks", () => {
         return [{ total: 1_000_000, version: "1" }] as R[];
       },
     };
-    return { db, calls };
+    return { db: catalogContext(db), calls };
   };
-  const remember = (db: Queryable, what: { countSql: string; params: unknown[] }, total: number) =>
-    countCacheFor(db).set(countKey(what.countSql, what.params), "1", total);
+  const remember = (ctx: CatalogContext, what: Statement, total: number) =>
+    ctx.counts.set(countKey(what), "1", total);
 
   it("walks when the page's rows are found within the bound, assuming matches spread evenly", () => {
     const { db } = handle();
@@ -212,7 +216,7 @@ describe("searchWalks", () => {
     expect(searchWalks(db, search, all, 20)).toBe(false);
     await new Promise((r) => setTimeout(r, 0));
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toContain(all.countSql);
+    expect(calls[0]).toContain(all.sql);
     expect(searchWalks(db, search, all, 20)).toBe(true);
   });
 });

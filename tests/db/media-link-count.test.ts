@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { listMigrations, migrate } from "@/db/migrate";
 import { listMedia } from "@/lib/catalog/media";
-import { listMediaQuery, type MediaQuery } from "@/lib/public-api/schemas";
+import { mediaQuery, type MediaQuery } from "@/lib/catalog/media";
+import { catalogContext } from "@/lib/catalog/context";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
@@ -52,7 +53,7 @@ const linkCounts = async (db: Database) =>
   );
 
 const orphansQuery = (search = "orphansOnly=true&perPage=100") =>
-  parseQuery(new URLSearchParams(search), listMediaQuery) as MediaQuery;
+  parseQuery(new URLSearchParams(search), mediaQuery) as MediaQuery;
 
 // One change to media_links (or to what its links cascade from), as a random test draws it.
 type Op =
@@ -193,7 +194,12 @@ describe.each(["pglite", "pg"] as const)("media link_count on %s", (driver: Driv
         for (const o of ops) await apply(db, o);
         expect(await drift(db)).toEqual([]);
         for (const org of ORGS) {
-          const page = await listMedia(db, { id: org, slug: org }, orphansQuery(), "http://api.test");
+          const page = await listMedia(
+            catalogContext(db),
+            { id: org, slug: org },
+            orphansQuery(),
+            "http://api.test",
+          );
           const expected = await db.query<{ id: string }>(
             `select id from media m where org_id = $1 and is_public
                 and not exists (select 1 from media_links l where l.org_id = m.org_id and l.media_id = m.id)
@@ -267,7 +273,12 @@ describe.each(["pglite", "pg"] as const)("media link_count on %s", (driver: Driv
       );
     });
     expect(JSON.stringify(plan)).toContain('"Index Name":"media_org_orphans"');
-    const page = await listMedia(db, { id: ORGS[0]!, slug: "a" }, orphansQuery(), "http://api.test");
+    const page = await listMedia(
+      catalogContext(db),
+      { id: ORGS[0]!, slug: "a" },
+      orphansQuery(),
+      "http://api.test",
+    );
     // m2 is private and m5 is linked: the other four, newest first.
     expect(page.data.map((i) => i.id)).toEqual(["org_lc_a_m6", "org_lc_a_m4", "org_lc_a_m3", "org_lc_a_m1"]);
   });

@@ -11,8 +11,9 @@ import {
   seedOrganization,
 } from "@/db/seed";
 import { listProducts } from "@/lib/catalog/products";
+import { catalogContext } from "@/lib/catalog/context";
 import { parseQuery } from "@/lib/public-api/params";
-import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
+import { productsQuery, type ProductsQuery } from "@/lib/catalog/products";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
 // Opens a fresh, migrated database of the given kind.
@@ -343,7 +344,7 @@ describe("seeding on the Postgres server while the organization is read", () => 
   it("a total counted before the batches committed does not outlive the seed", async () => {
     const { db, close } = await freshDatabase("pg", "seed_live");
     try {
-      const firstPage = parseQuery(new URLSearchParams(""), listProductsQuery) as ProductsQuery;
+      const firstPage = parseQuery(new URLSearchParams(""), productsQuery) as ProductsQuery;
       let read: Promise<number> | undefined;
       const { orgId } = await seedOrganization(db, {
         slug: "live",
@@ -356,13 +357,13 @@ describe("seeding on the Postgres server while the organization is read", () => 
           if (p.step === "products" && p.done === 0 && !read) {
             read = db
               .query<{ id: string }>("select id from organizations where slug = 'live'")
-              .then(([o]) => listProducts(db, o!.id, firstPage))
+              .then(([o]) => listProducts(catalogContext(db), o!.id, firstPage))
               .then((r) => r.pagination.total);
           }
         },
       });
       expect(await read).toBe(0);
-      expect((await listProducts(db, orgId, firstPage)).pagination.total).toBe(400);
+      expect((await listProducts(catalogContext(db), orgId, firstPage)).pagination.total).toBe(400);
     } finally {
       await close();
     }

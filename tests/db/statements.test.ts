@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatementNames, openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { listProducts } from "@/lib/catalog/products";
+import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { parseQuery } from "@/lib/public-api/params";
-import { listProductsQuery, type ProductsQuery } from "@/lib/public-api/schemas";
+import { productsQuery, type ProductsQuery } from "@/lib/catalog/products";
 import { createTestDatabase } from "../support/servers";
 
 // Named (prepared) statements on the Postgres server driver: one name per statement text, and a statement is
@@ -61,6 +62,7 @@ describe("prepared statements on the Postgres server", () => {
 
 describe("plans kept by the list statements on the Postgres server", () => {
   let db: Database;
+  let ctx: CatalogContext;
   let drop: () => Promise<void>;
   const ORG = "org_plans";
 
@@ -68,6 +70,7 @@ describe("plans kept by the list statements on the Postgres server", () => {
     const t = await createTestDatabase("plans");
     drop = t.drop;
     db = await openPg(t.url, 1); // one connection: its prepared statements are the ones we read
+    ctx = catalogContext(db);
     await migrate(db);
     await db.exec(`
       insert into organizations (id, slug, name) values ('${ORG}', 'plans', 'Plans');
@@ -88,7 +91,7 @@ describe("plans kept by the list statements on the Postgres server", () => {
       [like],
     );
   const list = (search: string) =>
-    listProducts(db, ORG, parseQuery(new URLSearchParams(search), listProductsQuery) as ProductsQuery);
+    listProducts(ctx, ORG, parseQuery(new URLSearchParams(search), productsQuery) as ProductsQuery);
 
   it("keeps a generic plan for a first page filtered by the organization alone", async () => {
     for (let i = 0; i < 8; i++) expect((await list("")).data).toHaveLength(20);

@@ -11,8 +11,8 @@ import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { loadConfig } from "@/lib/config";
 import { newId } from "@/db/schema";
-import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
-import { call, expectUnavailable, type ApiResponse } from "../support/api";
+import { createRuntime } from "@/lib/runtime";
+import { call, expectUnavailable, type ApiResponse, swapRuntime } from "../support/api";
 import { startFreezableProxy, type FreezableProxy } from "../support/freezable-proxy";
 import { createTestDatabase } from "../support/servers";
 
@@ -53,11 +53,11 @@ beforeAll(async () => {
     RATE_LIMIT_ENABLED: "false",
     KEY_CACHE_TTL_SECONDS: "0",
   });
-  setRuntime(createRuntime(config, app));
+  await swapRuntime(createRuntime(config, app));
 });
 
 afterAll(async () => {
-  setRuntime(undefined);
+  await swapRuntime(undefined);
   proxy?.thaw();
   await app?.close().catch(() => undefined);
   await proxy?.close();

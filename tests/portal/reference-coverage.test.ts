@@ -10,7 +10,8 @@ import { READ_SCOPES } from "@/lib/keys/scopes";
 import { loadConfig } from "@/lib/config";
 import { newId } from "@/db/schema";
 import { getReferenceEndpoints, type RefEndpoint } from "@/lib/portal/reference";
-import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
+import { swapRuntime } from "../support/api";
+import { createRuntime } from "@/lib/runtime";
 
 const ROOT = path.resolve(__dirname, "../..");
 const API_DIR = path.join(ROOT, "app/public/v1");
@@ -67,14 +68,14 @@ beforeAll(async () => {
     RATE_LIMIT_REQUESTS: "100000",
     AUTH_FAILURE_LIMIT: "100000",
   });
-  setRuntime(createRuntime(config, db));
+  await swapRuntime(createRuntime(config, db));
   for (const name of ROUTE_NAMES)
     routes[name] = (await import(/* @vite-ignore */ path.join(API_DIR, name, "route.ts"))) as RouteModule;
   reference = getReferenceEndpoints();
 });
 
 afterAll(async () => {
-  setRuntime(undefined);
+  await swapRuntime(undefined);
   await db?.close();
 });
 

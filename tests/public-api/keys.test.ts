@@ -6,8 +6,8 @@ import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { newId } from "@/db/schema";
-import { createRuntime, setRuntime, type Runtime } from "@/lib/public-api/runtime";
-import { call, setupApi, type ApiFixture } from "../support/api";
+import { createRuntime, type Runtime } from "@/lib/runtime";
+import { call, setupApi, type ApiFixture, swapRuntime } from "../support/api";
 
 let fx: ApiFixture;
 let keyLookups = 0;
@@ -46,7 +46,7 @@ function runtime(env: Record<string, string> = {}): Runtime {
     loadConfig({ PUBLIC_BASE_URL: "http://api.test", RATE_LIMIT_ENABLED: "false", ...env }),
     counting(fx.db),
   );
-  setRuntime(rt);
+  void swapRuntime(rt);
   return rt;
 }
 

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
-import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
-import { call, expectUnavailable, setupApi, type ApiFixture } from "../support/api";
+import { createRuntime } from "@/lib/runtime";
+import { call, expectUnavailable, setupApi, type ApiFixture, swapRuntime } from "../support/api";
 import { startRedis, type RedisProcess } from "../support/redis-process";
 import { serverRedisUrl } from "../support/servers";
 
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 function use(env: Record<string, string>) {
   const rt = createRuntime(loadConfig({ PUBLIC_BASE_URL: "http://api.test", ...env }), fx.db);
-  setRuntime(rt);
+  void swapRuntime(rt);
   return rt;
 }
 

@@ -115,7 +115,7 @@ describe("the same answers", () => {
     }
     expect(answers.length).toBeGreaterThan(90);
     if (RECORD || !existsSync(FILE)) {
-      writeFileSync(FILE, `${JSON.stringify(answers, null, 1)}\n`);
+      writeFileSync(FILE, `${JSON.stringify(answers, null, 2)}\n`);
       if (!RECORD) throw new Error(`${FILE} was missing: recorded it; run again to compare`);
     }
     const recorded = JSON.parse(readFileSync(FILE, "utf8")) as Answer[];

@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openPg, type Database } from "@/db/client";
 import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
-import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
-import { call, expectUnavailable } from "../support/api";
+import { createRuntime } from "@/lib/runtime";
+import { call, expectUnavailable, swapRuntime } from "../support/api";
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -20,14 +20,14 @@ async function closedPort(): Promise<number> {
 describe("database unreachable", () => {
   let db: Database | undefined;
   afterAll(async () => {
-    setRuntime(undefined);
+    await swapRuntime(undefined);
     await db?.close();
   });
 
   it("answers 503 with Retry-After for a key that needs a look-up", async () => {
     const port = await closedPort();
     db = await openPg(`postgres://postgres@127.0.0.1:${port}/postgres`, 2);
-    setRuntime(createRuntime(loadConfig({ RATE_LIMIT_ENABLED: "false" }), db));
+    await swapRuntime(createRuntime(loadConfig({ RATE_LIMIT_ENABLED: "false" }), db));
     const key = generateApiKey();
     const started = Date.now();
     const res = await call("/public/v1/products", { key });

@@ -9,14 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import type { Database } from "@/db/client";
 import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
-import { createRuntime, setRuntime } from "@/lib/public-api/runtime";
-import {
-  RateLimiterUnavailableError,
-  closeRateLimiters,
-  createRateLimiter,
-  type RateLimiter,
-} from "@/lib/rate-limit";
-import { call, expectUnavailable, setupApi, type ApiFixture } from "../support/api";
+import { createRuntime } from "@/lib/runtime";
+import { RateLimiterUnavailableError, createRateLimiter, type RateLimiter } from "@/lib/rate-limit";
+import { call, expectUnavailable, setupApi, type ApiFixture, swapRuntime } from "../support/api";
 import { startRedis, type RedisProcess } from "../support/redis-process";
 import { startUpstashShim, type UpstashShim } from "../support/upstash-rest-shim";
 
@@ -235,14 +230,14 @@ describe("through the API pipeline, Redis stopped", () => {
       AUTH_FAILURE_LIMIT: String(AUTH_LIMIT),
       AUTH_FAILURE_WINDOW_SECONDS: String(WINDOW_S),
     });
-    setRuntime(createRuntime(config, counting(fx.db)));
+    void swapRuntime(createRuntime(config, counting(fx.db)));
   }
 
   beforeAll(async () => {
     fx = await setupApi("pglite");
   });
   afterAll(async () => {
-    await closeRateLimiters();
+    await swapRuntime(undefined);
     await fx?.close();
   });
 

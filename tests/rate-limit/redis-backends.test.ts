@@ -4,13 +4,7 @@ import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import {
-  closeRateLimiters,
-  createRateLimiter,
-  getRateLimiters,
-  retryAfterSeconds,
-  type RateLimiter,
-} from "@/lib/rate-limit";
+import { createRateLimiter, createRateLimiters, retryAfterSeconds, type RateLimiter } from "@/lib/rate-limit";
 import { serverRedisUrl } from "../support/servers";
 import { startUpstashShim, type UpstashShim } from "../support/upstash-rest-shim";
 
@@ -27,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.allSettled(opened.map((l) => l.close?.()));
-  await closeRateLimiters();
   await shim?.close();
   inspect?.disconnect();
 });
@@ -145,8 +138,8 @@ describe("ioredis adapter", () => {
   });
 });
 
-describe("getRateLimiters", () => {
-  it("builds both limiters on the configured back end, once per configuration", async () => {
+describe("createRateLimiters", () => {
+  it("builds both limiters on the configured back end, counting apart, and closes their connection", async () => {
     const config = loadConfig({
       REDIS_URL: serverRedisUrl(),
       RATE_LIMIT_REQUESTS: "7",
@@ -154,11 +147,10 @@ describe("getRateLimiters", () => {
       AUTH_FAILURE_LIMIT: "2",
       AUTH_FAILURE_WINDOW_SECONDS: "3600",
     });
-    const first = getRateLimiters(config);
-    expect(getRateLimiters(config)).toBe(first);
+    const first = createRateLimiters(config);
     expect(first.perKey.backend).toBe("redis");
     expect(first.authFailure.backend).toBe("redis");
-    const id = `singleton-${run}`;
+    const id = `pair-${run}`;
     expect((await first.perKey.limit(id)).remaining).toBe(6);
     expect((await first.authFailure.limit(id)).remaining).toBe(1);
     expect((await first.authFailure.limit(id)).remaining).toBe(0);
@@ -166,10 +158,11 @@ describe("getRateLimiters", () => {
     // The two limiters count apart.
     expect((await first.perKey.limit(id)).remaining).toBe(5);
 
-    const memory = getRateLimiters(loadConfig({ RATE_LIMIT_REQUESTS: "7" }));
-    expect(memory).not.toBe(first);
+    const memory = createRateLimiters(loadConfig({ RATE_LIMIT_REQUESTS: "7" }));
     expect(memory.perKey.backend).toBe("memory");
-    // The replaced limiters were closed: their connection is gone, the policy answers instead of hanging.
+    await memory.close();
+    // Closed: their connection is gone, the policy answers instead of hanging.
+    await first.close();
     const after = await first.perKey.limit(id);
     expect(after.degraded).toBe(true);
   });

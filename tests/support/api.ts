@@ -6,7 +6,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { loadConfig, type Config } from "@/lib/config";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { newId } from "@/db/schema";
-import { createRuntime, setRuntime, type Runtime } from "@/lib/public-api/runtime";
+import { createRuntime, setRuntime, type Runtime } from "@/lib/runtime";
 import * as attributes from "@/app/public/v1/attributes/route";
 import * as categories from "@/app/public/v1/categories/route";
 import * as families from "@/app/public/v1/families/route";
@@ -14,6 +14,17 @@ import * as media from "@/app/public/v1/media/route";
 import * as products from "@/app/public/v1/products/route";
 import * as notFound from "@/app/public/v1/[...path]/route";
 import { createTestDatabase } from "./servers";
+
+let swapped: Runtime | undefined;
+
+// Installs a runtime as the process's (undefined: none), closing the one this helper installed before: its
+// limiters' connection (a test's own database is never closed by it).
+export async function swapRuntime(rt: Runtime | undefined): Promise<void> {
+  const previous = swapped;
+  swapped = rt;
+  setRuntime(rt);
+  if (previous && previous !== rt) await previous.close();
+}
 
 // The five list resources.
 export const RESOURCES = ["products", "families", "attributes", "categories", "media"] as const;
@@ -108,7 +119,7 @@ export async function setupApi(
     ...env,
   });
   const runtime = createRuntime(config, db);
-  setRuntime(runtime);
+  await swapRuntime(runtime);
   const acme = await orgKeys(db, "acme");
   const globex = await orgKeys(db, "globex");
   return {
@@ -118,7 +129,7 @@ export async function setupApi(
     acme,
     globex,
     close: async () => {
-      setRuntime(undefined);
+      await swapRuntime(undefined);
       await db.close();
       await drop();
     },

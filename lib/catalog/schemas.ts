@@ -1,17 +1,7 @@
+// The catalog's list items and pagination as zod schemas: their types, the OpenAPI document's schemas and the
+// tests' checks all come from here.
 import { z } from "zod";
 import { ATTRIBUTE_TYPES, MEDIA_TYPES, PRODUCT_STATUSES } from "@/db/schema";
-import {
-  boolParam,
-  defineQuery,
-  enumListParam,
-  idParam,
-  pageParam,
-  perPageParam,
-  qParam,
-  sortParam,
-  textParam,
-  type SortKey,
-} from "./params";
 
 const id = z.string().meta({ description: "Opaque identifier.", example: "prd_7Yq2nC4kP0sLx9Ta" });
 const timestamp = z
@@ -111,74 +101,9 @@ export const mediaSchema = z
   })
   .strict();
 
-export const PRODUCT_SORTS = ["identifier", "label", "status", "updatedAt"] as const;
-export const FAMILY_SORTS = ["code", "slug", "label", "updatedAt"] as const;
-export const ATTRIBUTE_SORTS = ["code", "slug", "label", "type", "updatedAt"] as const;
-export const CATEGORY_SORTS = ["slug", "label", "updatedAt"] as const;
-export const MEDIA_SORTS = ["originalName", "slug", "type", "category", "updatedAt"] as const;
-
-const common = (searchFields: string[], sorts: readonly string[]) => ({
-  page: pageParam,
-  perPage: perPageParam,
-  q: qParam(searchFields),
-  sort: sortParam(sorts),
-});
-
-// Query of GET /public/v1/products.
-export const listProductsQuery = defineQuery({
-  ...common(["identifier", "label"], PRODUCT_SORTS),
-  categoryId: idParam(
-    "Only products of this category (an id of the key's organization; any other gives an empty list).",
-  ),
-  channelId: idParam(
-    "Channel used to read scoped values: `label` becomes the channel's name. Must be a channel of the key's organization (else 400).",
-  ),
-  familyId: idParam(
-    "Only products of this family (an id of the key's organization; any other gives an empty list).",
-  ),
-});
-
-// Query of GET /public/v1/families.
-export const listFamiliesQuery = defineQuery(common(["code", "slug", "label"], FAMILY_SORTS));
-
-// Query of GET /public/v1/attributes.
-export const listAttributesQuery = defineQuery({
-  ...common(["code", "slug", "label"], ATTRIBUTE_SORTS),
-  type: enumListParam(ATTRIBUTE_TYPES, "Only attributes of these types."),
-  uniqueValue: boolParam("Only attributes whose value must be unique (true) or must not (false)."),
-  isScopable: boolParam("Only scopable attributes (true) or only non-scopable ones (false)."),
-  familyId: idParam("Only attributes attached to this family."),
-});
-
-// Query of GET /public/v1/categories.
-export const listCategoriesQuery = defineQuery({
-  ...common(["slug", "label"], CATEGORY_SORTS),
-  parentId: idParam("Only the children of this category; `null` lists the root categories."),
-  isMaster: boolParam("Only master categories (true) or only the others (false)."),
-});
-
-// Query of GET /public/v1/media.
-export const listMediaQuery = defineQuery({
-  ...common(["originalName", "slug", "category"], MEDIA_SORTS),
-  type: enumListParam(MEDIA_TYPES, "Only media of these types."),
-  orphansOnly: boolParam("true: only media attached to nothing."),
-  category: textParam("Only media of this media category (case- and accent-insensitive exact match)."),
-});
-
-type Common = { page: number; perPage: number; q?: string; sort: SortKey[] };
-// Parsed queries, as the handlers receive them.
-export type ProductsQuery = Common & { categoryId?: string; channelId?: string; familyId?: string };
-export type FamiliesQuery = Common;
-export type AttributesQuery = Common & {
-  type?: string[];
-  uniqueValue?: boolean;
-  isScopable?: boolean;
-  familyId?: string;
-};
-export type CategoriesQuery = Common & { parentId?: string; isMaster?: boolean };
-export type MediaQuery = Common & { type?: string[]; orphansOnly?: boolean; category?: string };
 export type Product = z.infer<typeof productSchema>;
 export type Family = z.infer<typeof familySchema>;
 export type Attribute = z.infer<typeof attributeSchema>;
 export type Category = z.infer<typeof categorySchema>;
 export type Media = z.infer<typeof mediaSchema>;
+export type Pagination = z.infer<typeof paginationSchema>;

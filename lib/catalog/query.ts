@@ -1,0 +1,184 @@
+// The language of list queries: each parameter's zod schema (validation and documentation at once) and the French
+// text of what it expects, so that every refusal names the parameter. lib/public-api parses URLs with it and
+// documents it; each catalog resource defines its query from these builders, beside its sort table.
+import { z } from "zod";
+import type { SortKey } from "./sql";
+
+// One query parameter: its zod schema (validation and documentation at once) and the French text of what it expects.
+export interface ParamDef<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  /** What the parameter does (OpenAPI description). */
+  description: string;
+  /** French: what a valid value looks like, used in the 400 message that names the parameter. */
+  expected: string;
+  /** Comma-separated list; repeated parameters are merged. */
+  array?: boolean;
+  /** Boolean carried as the strings true/false. */
+  boolean?: boolean;
+  example?: string;
+}
+
+// The query parameters of one endpoint, as definitions and as one zod object schema.
+export interface QueryDef<T> {
+  params: Record<string, ParamDef>;
+  schema: z.ZodType<T>;
+}
+
+// The parsed query of a QueryDef, as its handler receives it.
+export type QueryOf<D> = D extends QueryDef<infer T> ? T : never;
+
+// The zod shape of parameter definitions.
+type ShapeOf<P extends Record<string, ParamDef>> = { [K in keyof P]: P[K]["schema"] };
+
+// Builds a QueryDef from parameter definitions; its parsed type is zod's output of their object (optional
+// parameters are optional keys).
+export function defineQuery<P extends Record<string, ParamDef>>(
+  params: P,
+): QueryDef<z.output<z.ZodObject<ShapeOf<P>>>> {
+  const shape = {} as ShapeOf<P>;
+  for (const k of Object.keys(params) as (keyof P)[]) shape[k] = params[k]!.schema;
+  return { params, schema: z.object(shape) };
+}
+
+const ID_MAX = 128;
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+
+// A whole number written as plain decimal digits ("0x10", "1e1", "1.0", " 1" are refused, not read as numbers);
+// documented as the integer it stands for.
+function intSchema(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^[0-9]{1,10}$/)
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .prefault(String(fallback))
+    .meta({ type: "integer", minimum: min, maximum: max });
+}
+
+// page: integer ≥ 1, default 1.
+export const pageParam = {
+  schema: intSchema(1, 10_000_000, 1),
+  description:
+    "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
+  expected: "entier de 1 à 10000000 attendu",
+  example: "1",
+} satisfies ParamDef;
+
+// perPage: integer 1..100, default 20.
+export const perPageParam = {
+  schema: intSchema(1, 100, 20),
+  description: "Maximum number of items per page (1 to 100).",
+  expected: "entier de 1 à 100 attendu",
+  example: "20",
+} satisfies ParamDef;
+
+// q: free-text search, case- and accent-insensitive substring.
+export function qParam(fields: string[]) {
+  return {
+    schema: z
+      .string()
+      .max(200)
+      .transform((v) => v.replace(/[\u0000-\u001f\u007f]/g, " ").trim())
+      .optional(),
+    description: `Free-text search, case- and accent-insensitive substring ("creme" finds "Crème"), in: ${fields.join(", ")}. At most 200 characters.`,
+    expected: "texte de 200 caractères au plus attendu",
+    example: "chaise",
+  } satisfies ParamDef;
+}
+
+// sort: `field.asc|desc`, comma-separated; default updatedAt.desc; id is always the last tie-breaker.
+export function sortParam<F extends string>(fields: readonly F[]) {
+  const allowed = new Set<string>(fields);
+  return {
+    schema: z
+      .string()
+      .max(500)
+      .default("updatedAt.desc")
+      .transform((value, ctx): SortKey<F>[] => {
+        const keys: SortKey<F>[] = [];
+        for (const part of value.split(",")) {
+          const token = part.trim();
+          const m = /^([A-Za-z]+)\.(asc|desc)$/.exec(token);
+          if (!m) {
+            ctx.addIssue({
+              code: "custom",
+              message: `« ${token} » n'est pas au format champ.asc ou champ.desc (champs triables : ${fields.join(", ")})`,
+            });
+            return z.NEVER;
+          }
+          const [, field, order] = m as unknown as [string, F, "asc" | "desc"];
+          if (!allowed.has(field)) {
+            ctx.addIssue({
+              code: "custom",
+              message: `champ « ${field} » non triable (champs triables : ${fields.join(", ")})`,
+            });
+            return z.NEVER;
+          }
+          if (keys.some((k) => k.field === field)) {
+            ctx.addIssue({ code: "custom", message: `champ « ${field} » présent plusieurs fois` });
+            return z.NEVER;
+          }
+          keys.push({ field, order });
+        }
+        return keys;
+      }),
+    description: `Sort order: \`field.asc\` or \`field.desc\`, several separated by commas. Sortable fields: ${fields.join(", ")}. Default \`updatedAt.desc\`; \`id\` is always the last tie-breaker, so pages never overlap.`,
+    expected: `format champ.asc ou champ.desc attendu (champs triables : ${fields.join(", ")})`,
+    example: `${fields[0]}.asc`,
+  } satisfies ParamDef;
+}
+
+// An opaque identifier used as a filter.
+export function idParam(description: string) {
+  return {
+    schema: z.string().min(1).max(ID_MAX).regex(NO_CONTROL).optional(),
+    description,
+    expected: `identifiant non vide de ${ID_MAX} caractères au plus attendu`,
+  } satisfies ParamDef;
+}
+
+// A boolean carried as true/false.
+export function boolParam(description: string) {
+  return {
+    schema: z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional(),
+    description,
+    expected: "true ou false attendu",
+    boolean: true,
+    example: "true",
+  } satisfies ParamDef;
+}
+
+// A comma-separated list of known values; repeated parameters are merged.
+export function enumListParam<const V extends readonly [string, ...string[]]>(
+  values: V,
+  description: string,
+) {
+  return {
+    schema: z
+      .array(z.enum(values))
+      .min(1)
+      .max(values.length * 4)
+      .optional(),
+    description: `${description} Comma-separated; repeated parameters are merged. Allowed: ${values.join(", ")}.`,
+    expected: `liste de valeurs séparées par des virgules parmi ${values.join(", ")} attendue`,
+    array: true,
+    example: values.slice(0, 2).join(","),
+  } satisfies ParamDef;
+}
+
+// A free string filter.
+export function textParam(description: string, max = 200) {
+  return {
+    schema: z.string().min(1).max(max).regex(NO_CONTROL).optional(),
+    description,
+    expected: `texte non vide de ${max} caractères au plus attendu`,
+  } satisfies ParamDef;
+}
+
+// The parameters every list has: page, perPage, q (over the given fields) and sort (over the given fields).
+export function listParams<F extends string>(searchFields: string[], sortable: readonly F[]) {
+  return { page: pageParam, perPage: perPageParam, q: qParam(searchFields), sort: sortParam(sortable) };
+}

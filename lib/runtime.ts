@@ -1,0 +1,91 @@
+// The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
+// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors, and what
+// the portal last saw of the database. One global holds it (Next.js bundles each route apart, so a module-level
+// variable would be one per bundle); tests and servers build their own and swap it whole with setRuntime.
+import { openDatabase, type Database } from "@/db/client";
+import { BoundedMap } from "@/lib/bounded-map";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { CountCache } from "@/lib/catalog/count-cache";
+import { AnchorCache } from "@/lib/catalog/page-anchors";
+import { getConfig, type Config } from "@/lib/config";
+import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
+import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit";
+
+// What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
+export interface DatabaseHealth {
+  reachable?: boolean;
+  at: number;
+  probing?: Promise<boolean>;
+}
+
+// The process's state, every part a typed field.
+export interface Runtime {
+  readonly config: Config;
+  /** The database, opened on first use (a failed open is retried on the next call). */
+  db(): Promise<Database>;
+  /** The database with the catalog's caches, as every catalog read takes it. */
+  catalog(): Promise<CatalogContext>;
+  readonly limiters: RateLimiters;
+  readonly keyCache: KeyCache;
+  readonly lastUsed: LastUsedRecorder;
+  /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
+  readonly authBlocks: BoundedMap<string, number>;
+  readonly counts: CountCache;
+  readonly anchors: AnchorCache;
+  readonly databaseHealth: DatabaseHealth;
+  /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */
+  close(): Promise<void>;
+}
+
+// Most addresses remembered as blocked at once (an address rotation cannot grow the map without bound).
+const MAX_AUTH_BLOCKS = 10_000;
+
+// Builds a runtime from a configuration, on the given database (the caller keeps it) or on the one the
+// configuration selects (opened on first use, closed by close()).
+export function createRuntime(config: Config, database?: Database): Runtime {
+  let opening: Promise<Database> | undefined = database ? Promise.resolve(database) : undefined;
+  const db = () => {
+    opening ??= openDatabase(config).catch((err: unknown) => {
+      opening = undefined;
+      throw err;
+    });
+    return opening;
+  };
+  const counts = new CountCache();
+  const anchors = new AnchorCache();
+  const limiters = createRateLimiters(config);
+  return {
+    config,
+    db,
+    catalog: async () => ({ db: await db(), counts, anchors }),
+    limiters,
+    keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
+    lastUsed: new LastUsedRecorder(db),
+    authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
+    counts,
+    anchors,
+    databaseHealth: { at: 0 },
+    close: async () => {
+      await limiters.close();
+      if (!database && opening) await (await opening.catch(() => undefined))?.close();
+      opening = undefined;
+    },
+  };
+}
+
+const KEY = Symbol.for("public-catalog-api.runtime");
+type G = typeof globalThis & { [KEY]?: Runtime };
+
+// The runtime of this process, built from the environment's configuration on first use.
+export function getRuntime(): Runtime {
+  const g = globalThis as G;
+  g[KEY] ??= createRuntime(getConfig());
+  return g[KEY];
+}
+
+// Replaces the runtime of this process (tests, servers embedding the pipeline); undefined forgets it. The runtime
+// replaced is not closed: whoever built it closes it.
+export function setRuntime(rt: Runtime | undefined): void {
+  if (rt) (globalThis as G)[KEY] = rt;
+  else delete (globalThis as G)[KEY];
+}
