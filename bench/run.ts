@@ -20,7 +20,7 @@ import { seedOrganization } from "@/db/seed";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import type { OpenLoopResult, openLoop } from "./open-loop";
-import { newId } from "@/db/schema";
+import { ID_PREFIX, newId } from "@/db/schema";
 
 const require = createRequire(import.meta.url);
 const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -136,7 +136,13 @@ async function makeKeys(db: Database, orgId: string): Promise<string[]> {
     `insert into api_keys (id, org_id, name, prefix, key_hash, scopes)
      select k.id, $1, 'bench', k.prefix, k.hash, $5::text[]
        from unnest($2::text[], $3::text[], $4::text[]) as k(id, prefix, hash)`,
-    [orgId, keys.map(() => newId("key")), keys.map(displayPrefix), keys.map(hashApiKey), READ_SCOPES],
+    [
+      orgId,
+      keys.map(() => newId(ID_PREFIX.apiKey)),
+      keys.map(displayPrefix),
+      keys.map(hashApiKey),
+      READ_SCOPES,
+    ],
   );
   return keys;
 }
