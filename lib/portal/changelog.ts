@@ -4,10 +4,8 @@ import { Feed } from "feed";
 import { getDb, type Queryable } from "@/db/client";
 import { getConfig } from "@/lib/config";
 import { errorResponse } from "@/lib/public-api/error-response";
-import { isUnavailableError } from "@/lib/public-api/errors";
 import { baseHeaders } from "@/lib/public-api/headers";
 import { markdownToText, renderMarkdown } from "./markdown";
-import { reportDatabase } from "./unavailable";
 
 // The change types of Keep a Changelog.
 export const CHANGE_TYPES = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"] as const;
@@ -60,25 +58,15 @@ function textArray(value: Row["endpoints"]): string[] {
     .map((v) => v.replace(/^"|"$/g, ""));
 }
 
-const LIST_SQL = `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
-       from changelog_entries
-      order by published_on desc, created_at desc, id desc`;
-
 // Every changelog entry, newest first (published ones and the planned ones of the roadmap). A database that cannot
-// be reached throws the driver's error, which isUnavailableError recognises (so callers answer 503); reads of the
-// process-wide database also tell the portal's health check (lib/portal/unavailable.ts) what they saw.
+// be reached throws the driver's own error, which isUnavailableError recognises: the feeds answer it with a 503.
 export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
-  let rows: Row[];
-  if (db) rows = await db.query<Row>(LIST_SQL);
-  else {
-    try {
-      rows = await (await getDb(getConfig())).query<Row>(LIST_SQL);
-    } catch (err) {
-      if (isUnavailableError(err)) reportDatabase(false);
-      throw err;
-    }
-    reportDatabase(true);
-  }
+  const database = db ?? (await getDb(getConfig()));
+  const rows = await database.query<Row>(
+    `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
+       from changelog_entries
+      order by published_on desc, created_at desc, id desc`,
+  );
   return rows.map((r) => ({
     id: r.id,
     slug: r.slug,

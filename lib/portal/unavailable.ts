@@ -16,40 +16,25 @@ export function needsDatabase(pathname: string): boolean {
   return DATABASE_PAGES.includes(path);
 }
 
-// How long an answer of the probe is trusted. "Up" briefly: the page itself reports failures, and a page
-// rendered in the gap is a 500 with app/changelog/error.tsx. "Down" a little longer: during an outage, requests are
-// answered at once while one probe at a time checks again in the background.
+// How long an answer of the probe is trusted. "Up" briefly: pages rendered in the second after the database went
+// down are 500s (with app/changelog/error.tsx), the requests after it 503s. "Down" a little longer: during an
+// outage, requests are answered at once while one probe at a time checks again in the background.
 export const UP_FRESH_MS = 1_000;
 export const DOWN_FRESH_MS = 2_000;
 // A probe that has not answered by then counts as down (the driver's own connect and statement bounds come first).
 export const PROBE_TIMEOUT_MS = 5_000;
 
-interface HealthState {
-  reachable?: boolean;
-  at: number;
-  probing?: Promise<boolean>;
-}
-
-// On globalThis: proxy.ts and the pages are separate bundles; where they share a process (npm start, next start),
-// the pages' own successes and failures keep the proxy's view fresh. Where they do not, the proxy probes alone.
-const STATE_KEY = Symbol.for("public-catalog-api.portal-database-health");
-type GlobalWithState = typeof globalThis & { [STATE_KEY]?: HealthState };
-
-function state(): HealthState {
-  const g = globalThis as GlobalWithState;
-  return (g[STATE_KEY] ??= { at: 0 });
-}
-
-// Records what a read of the portal's database just showed (the changelog's reads call it).
-export function reportDatabase(reachable: boolean, now = Date.now()): void {
-  const s = state();
-  s.reachable = reachable;
-  s.at = now;
-}
+// The proxy's own view, in its module: Next.js may run the proxy apart from the pages and advises against sharing
+// modules or globals with them, so the pages report nothing here; the proxy probes for itself.
+let reachable: boolean | undefined;
+let checkedAt = 0;
+let probing: Promise<boolean> | undefined;
 
 // Forgets what is known (tests).
 export function resetDatabaseHealth(): void {
-  delete (globalThis as GlobalWithState)[STATE_KEY];
+  reachable = undefined;
+  checkedAt = 0;
+  probing = undefined;
 }
 
 // One round trip to the process-wide database; false on any error or after PROBE_TIMEOUT_MS.
@@ -75,17 +60,17 @@ export async function probeDatabase(): Promise<boolean> {
 }
 
 function startProbe(probe: () => Promise<boolean>, clock: () => number): Promise<boolean> {
-  const s = state();
-  s.probing ??= probe()
+  const current = (probing ??= probe()
     .catch(() => false)
-    .then((reachable) => {
-      reportDatabase(reachable, clock());
-      return reachable;
+    .then((answer) => {
+      reachable = answer;
+      checkedAt = clock();
+      return answer;
     })
     .finally(() => {
-      s.probing = undefined;
-    });
-  return s.probing;
+      if (probing === current) probing = undefined;
+    }));
+  return current;
 }
 
 // Whether the database answers, from a recent answer when there is one: concurrent callers share one probe; a
@@ -94,11 +79,10 @@ export async function databaseReachable(
   probe: () => Promise<boolean> = probeDatabase,
   clock: () => number = Date.now,
 ): Promise<boolean> {
-  const s = state();
   const now = clock();
-  if (s.reachable !== undefined && now - s.at < (s.reachable ? UP_FRESH_MS : DOWN_FRESH_MS))
-    return s.reachable;
-  if (s.reachable === false) {
+  if (reachable !== undefined && now - checkedAt < (reachable ? UP_FRESH_MS : DOWN_FRESH_MS))
+    return reachable;
+  if (reachable === false) {
     void startProbe(probe, clock);
     return false;
   }
