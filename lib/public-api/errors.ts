@@ -27,6 +27,11 @@ export const ERRORS = {
     error: "Method Not Allowed",
     message: "Méthode non autorisée sur cette ressource.",
   },
+  PUBLIC_API_RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    error: "Range Not Satisfiable",
+    message: "Plage d'octets invalide.",
+  },
   PUBLIC_API_RATE_LIMIT_EXCEEDED: {
     status: 429,
     error: "Too Many Requests",
@@ -59,12 +64,10 @@ export const errorBodySchema = z
     code: z
       .enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]])
       .meta({ description: "Stable machine-readable code.", example: "PUBLIC_API_KEY_INVALID" }),
-    requestId: z
-      .string()
-      .meta({
-        description: "Also in the X-Request-Id header.",
-        example: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
-      }),
+    requestId: z.string().meta({
+      description: "Also in the X-Request-Id header.",
+      example: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
+    }),
     retryAfter: z
       .number()
       .int()

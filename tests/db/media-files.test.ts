@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, getDb, type Database } from "@/db/client";
+import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { seedDemo } from "@/db/seed";
 import { getConfig, resetConfig } from "@/lib/config";
+import { createRuntime, type Runtime } from "@/lib/runtime";
+import { swapRuntime } from "../support/api";
 import { mediaUrls } from "@/lib/catalog/media-urls";
 import { GET, HEAD } from "@/app/media/[org]/[...file]/route";
 
@@ -24,6 +26,7 @@ interface MediaRow {
 describe("GET /media/<org>/<file> on the embedded database", () => {
   let dir: string;
   let db: Database;
+  let runtime: Runtime;
   const previous = process.env.DATA_DIR;
   const pick = async (org: string, type: string, isPublic = true) =>
     (
@@ -44,12 +47,15 @@ describe("GET /media/<org>/<file> on the embedded database", () => {
     dir = mkdtempSync(path.join(tmpdir(), "media-files-"));
     process.env.DATA_DIR = dir;
     resetConfig();
-    db = await getDb(getConfig()); // the same handle the route gets
+    // The runtime opens the embedded database of DATA_DIR, as in production; the route gets the same handle.
+    runtime = createRuntime(getConfig());
+    await swapRuntime(runtime);
+    db = await runtime.db();
     await migrate(db);
     await seedDemo(db);
   });
   afterAll(async () => {
-    await closeDb();
+    await swapRuntime(undefined);
     if (previous === undefined) delete process.env.DATA_DIR;
     else process.env.DATA_DIR = previous;
     resetConfig();
@@ -146,6 +152,10 @@ describe("GET /media/<org>/<file> on the embedded database", () => {
     expect([...part.bytes]).toEqual([...get.bytes.slice(0, 8)]);
     const bad = await fetchFile(mediaUrl, { headers: { range: `bytes=${get.bytes.length + 10}-` } });
     expect(bad.res.status).toBe(416);
+    expect(JSON.parse(new TextDecoder().decode(bad.bytes))).toMatchObject({
+      statusCode: 416,
+      code: "PUBLIC_API_RANGE_NOT_SATISFIABLE",
+    });
   });
 
   it("every public media URL of the API resolves (sample of each type and organization)", async () => {
@@ -189,12 +199,15 @@ describe("GET /media/<org>/<file> on the embedded database", () => {
     for (const url of cases) {
       const { res, bytes } = await fetchFile(url);
       expect(res.status, url).toBe(404);
+      // The API's error shape: a stable code and the request id of the X-Request-Id header.
       expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual({
         statusCode: 404,
         message: "Fichier introuvable.",
         error: "Not Found",
+        code: "PUBLIC_API_NOT_FOUND",
+        requestId: res.headers.get("x-request-id"),
       });
-      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("cache-control")).toBe("private, no-store");
     }
     const head = await fetchFile(cases[0]!, { method: "HEAD" }, HEAD);
     expect(head.res.status).toBe(404);

@@ -1,9 +1,12 @@
 // Serves the files of public media: /media/<orgSlug>/<fileName> and /media/<orgSlug>/thumbs/<fileName>.
-import { createHash } from "node:crypto";
+// Errors are answered in the API's error shape (a request id, a stable code).
+import { createHash, randomUUID } from "node:crypto";
 import type { Queryable } from "@/db/client";
-import { renderMediaFile, type MediaVariant } from "@/db/seed/media-files";
 import type { MediaType } from "@/db/schema";
-import { isUnavailableError } from "@/lib/public-api/errors";
+import { renderMediaFile, type MediaVariant } from "@/db/seed/media-files";
+import { errorResponse } from "@/lib/public-api/error-response";
+import { PublicApiError, type ErrorCode } from "@/lib/public-api/errors";
+import { baseHeaders } from "@/lib/public-api/headers";
 
 // Cache lifetime of a media file: the content of a file name never changes while the media exists.
 export const MEDIA_CACHE_CONTROL = "public, max-age=86400, stale-while-revalidate=604800";
@@ -41,16 +44,20 @@ export function parseMediaPath(
   return null;
 }
 
+// An error answer of the media route: a PublicApiError of the table, or anything thrown (mapped as the API maps it).
 function problem(
-  status: number,
-  error: string,
-  message: string,
+  request: Request,
+  err: PublicApiError | unknown,
   extra: Record<string, string> = {},
 ): Response {
-  return Response.json(
-    { statusCode: status, message, error },
-    { status, headers: { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...extra } },
-  );
+  const requestId = randomUUID();
+  const headers = baseHeaders(requestId);
+  for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+  return errorResponse(err, requestId, headers, request.method === "HEAD");
+}
+
+function failure(code: ErrorCode, message: string): PublicApiError {
+  return new PublicApiError(code, message);
 }
 
 function etagMatches(header: string | null, etag: string): boolean {
@@ -84,7 +91,7 @@ export async function serveMediaFile(
   db: Queryable | (() => Promise<Queryable>),
 ): Promise<Response> {
   const target = parseMediaPath(new URL(request.url).pathname);
-  const notFound = () => problem(404, "Not Found", "Fichier introuvable.");
+  const notFound = () => problem(request, failure("PUBLIC_API_NOT_FOUND", "Fichier introuvable."));
   if (!target) return notFound();
   const dot = target.fileName.lastIndexOf(".");
   if (dot <= 0) return notFound();
@@ -100,15 +107,8 @@ export async function serveMediaFile(
       [target.org, target.fileName.slice(0, dot), target.fileName],
     );
   } catch (err) {
-    // Only an unreachable database is an outage (503); any other failure is our bug, logged, and a 500.
-    if (isUnavailableError(err)) {
-      console.error("[media] lookup failed:", err instanceof Error ? err.message : err);
-      return problem(503, "Service Unavailable", "Service momentanément indisponible.", {
-        "Retry-After": "5",
-      });
-    }
-    console.error("[media] lookup failed:", err);
-    return problem(500, "Internal Server Error", "Erreur interne du serveur.");
+    // Only an unreachable database is an outage (503 with Retry-After); any other failure is a logged 500.
+    return problem(request, err);
   }
   if (!row) return notFound();
 
@@ -135,7 +135,7 @@ export async function serveMediaFile(
   let status = 200;
   const range = byteRange(request.headers.get("range"), body.length);
   if (range === "unsatisfiable") {
-    return problem(416, "Range Not Satisfiable", "Plage d'octets invalide.", {
+    return problem(request, failure("PUBLIC_API_RANGE_NOT_SATISFIABLE", "Plage d'octets invalide."), {
       "Content-Range": `bytes */${body.length}`,
     });
   }
