@@ -1,0 +1,65 @@
+"use client";
+
+import { useId, useRef, type FormEvent } from "react";
+import { CurlPreview } from "./curl-preview";
+import { useParamValues, useTryItRequest } from "./hooks";
+import { KeyField, takeKey } from "./key-field";
+import { ParamsFieldset, type TryItParam } from "./params-form";
+import { ResponseView } from "./response-view";
+
+export type { TryItParam } from "./params-form";
+
+// The try-it form of one endpoint: parameters, a key kept in session storage only, a real same-origin request and its answer.
+export function TryIt({
+  path,
+  scope,
+  params,
+  baseUrl,
+  demoKey,
+}: {
+  path: string;
+  scope: string;
+  params: TryItParam[];
+  baseUrl: string;
+  demoKey?: string;
+}) {
+  const id = useId();
+  const keyRef = useRef<HTMLInputElement>(null);
+  const form = useParamValues(params);
+  const { answer, pending, failure, send } = useTryItRequest(path);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const key = takeKey(keyRef.current);
+    await send(form.query(), key);
+  }
+
+  return (
+    <section className="try-it" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Try it</h2>
+      <p className="muted">
+        Sends a real request from your browser to this server. The key stays in this tab&apos;s session
+        storage and is sent only to <code>{path}</code>. It needs the <code>{scope}</code> scope.
+      </p>
+      <form onSubmit={submit} className="try-it-form">
+        <KeyField id={id} inputRef={keyRef} demoKey={demoKey} />
+        <ParamsFieldset id={id} params={params} form={form} />
+        <div className="actions">
+          <button type="submit" className="primary" disabled={pending}>
+            {pending ? "Sending…" : `Send GET ${path}`}
+          </button>
+        </div>
+      </form>
+
+      <div className="try-it-answer" aria-live="polite">
+        {failure ? (
+          <p role="alert" className="error-text">
+            {failure}
+          </p>
+        ) : null}
+        {answer ? <ResponseView answer={answer} /> : null}
+        <CurlPreview baseUrl={baseUrl} path={path} query={answer ? answer.query : form.query()} />
+      </div>
+    </section>
+  );
+}
