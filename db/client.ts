@@ -263,26 +263,3 @@ export async function openVercel(
   pool.on("error", (err: Error) => console.error("[db] idle client error:", err.message));
   return poolDatabase("vercel", pool as unknown as PoolLike);
 }
-
-const GLOBAL_KEY = Symbol.for("public-catalog-api.db");
-type GlobalWithDb = typeof globalThis & { [GLOBAL_KEY]?: Promise<Database> };
-
-// The process-wide database, opened on first use (shared across Next.js bundles through globalThis).
-export function getDb(config: DbOptions): Promise<Database> {
-  const g = globalThis as GlobalWithDb;
-  if (!g[GLOBAL_KEY]) {
-    g[GLOBAL_KEY] = openDatabase(config).catch((err) => {
-      delete g[GLOBAL_KEY];
-      throw err;
-    });
-  }
-  return g[GLOBAL_KEY];
-}
-
-// Closes and forgets the process-wide database.
-export async function closeDb(): Promise<void> {
-  const g = globalThis as GlobalWithDb;
-  const pending = g[GLOBAL_KEY];
-  delete g[GLOBAL_KEY];
-  if (pending) await (await pending).close();
-}

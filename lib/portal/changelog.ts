@@ -1,8 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { Feed } from "feed";
-import { getDb, type Queryable } from "@/db/client";
+import type { Queryable } from "@/db/client";
 import { getConfig } from "@/lib/config";
+import { getRuntime } from "@/lib/runtime";
 import { errorResponse } from "@/lib/public-api/error-response";
 import { baseHeaders } from "@/lib/public-api/headers";
 import { markdownToText, renderMarkdown } from "./markdown";
@@ -61,7 +62,7 @@ function textArray(value: Row["endpoints"]): string[] {
 // Every changelog entry, newest first (published ones and the planned ones of the roadmap). A database that cannot
 // be reached throws the driver's own error, which isUnavailableError recognises: the feeds answer it with a 503.
 export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
-  const database = db ?? (await getDb(getConfig()));
+  const database = db ?? (await getRuntime().db());
   const rows = await database.query<Row>(
     `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
        from changelog_entries

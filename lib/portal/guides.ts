@@ -34,6 +34,7 @@ const ERROR_CONDITIONS: Record<ErrorCode, string> = {
   PUBLIC_API_INSUFFICIENT_SCOPE: "The key is valid but lacks the endpoint's scope; the message names it.",
   PUBLIC_API_NOT_FOUND: "No such path, including the planned ones (`/products/{id}`, `/channels`).",
   PUBLIC_API_METHOD_NOT_ALLOWED: "A method other than GET, HEAD or OPTIONS (the `Allow` header lists them).",
+  PUBLIC_API_RANGE_NOT_SATISFIABLE: "Media files only: the `Range` header lies outside the file.",
   PUBLIC_API_RATE_LIMIT_EXCEEDED: "Too many requests in the window; wait `retryAfter` seconds.",
   PUBLIC_API_INTERNAL_ERROR:
     "An unexpected error; nothing internal is disclosed. Quote the `requestId` to support.",

@@ -2,9 +2,8 @@
 // probe), and the 503 page the proxy sends instead of rendering them. App Router pages cannot choose their status
 // (an error thrown while rendering is a 500), so the proxy decides before Next.js renders.
 // No `server-only` and no next/* here: proxy.ts and the tests import it as plain code.
-import { getDb } from "@/db/client";
-import { getConfig } from "@/lib/config";
 import { UNAVAILABLE_RETRY_AFTER } from "@/lib/public-api/error-response";
+import { getRuntime } from "@/lib/runtime";
 
 // Portal pages rendered from the database. The docs, the reference and search are built from the OpenAPI document
 // and the guides in code: they stay up while the database is down.
@@ -24,17 +23,15 @@ export const DOWN_FRESH_MS = 2_000;
 // A probe that has not answered by then counts as down (the driver's own connect and statement bounds come first).
 export const PROBE_TIMEOUT_MS = 5_000;
 
-// The proxy's own view, in its module: Next.js may run the proxy apart from the pages and advises against sharing
-// modules or globals with them, so the pages report nothing here; the proxy probes for itself.
-let reachable: boolean | undefined;
-let checkedAt = 0;
-let probing: Promise<boolean> | undefined;
+// What is known is the runtime's `databaseHealth` (one state per process). The pages report nothing there: Next.js
+// may run the proxy apart from them, so the proxy probes for itself.
 
 // Forgets what is known (tests).
 export function resetDatabaseHealth(): void {
-  reachable = undefined;
-  checkedAt = 0;
-  probing = undefined;
+  const h = getRuntime().databaseHealth;
+  h.reachable = undefined;
+  h.at = 0;
+  h.probing = undefined;
 }
 
 // One round trip to the process-wide database; false on any error or after PROBE_TIMEOUT_MS.
@@ -45,7 +42,7 @@ export async function probeDatabase(): Promise<boolean> {
     timer.unref?.();
   });
   const probe = (async () => {
-    const db = await getDb(getConfig());
+    const db = await getRuntime().db();
     await db.query("select 1");
     return true;
   })().catch((err: unknown) => {
@@ -60,15 +57,16 @@ export async function probeDatabase(): Promise<boolean> {
 }
 
 function startProbe(probe: () => Promise<boolean>, clock: () => number): Promise<boolean> {
-  const current = (probing ??= probe()
+  const h = getRuntime().databaseHealth;
+  const current = (h.probing ??= probe()
     .catch(() => false)
     .then((answer) => {
-      reachable = answer;
-      checkedAt = clock();
+      h.reachable = answer;
+      h.at = clock();
       return answer;
     })
     .finally(() => {
-      if (probing === current) probing = undefined;
+      if (h.probing === current) h.probing = undefined;
     }));
   return current;
 }
@@ -79,10 +77,11 @@ export async function databaseReachable(
   probe: () => Promise<boolean> = probeDatabase,
   clock: () => number = Date.now,
 ): Promise<boolean> {
+  const h = getRuntime().databaseHealth;
   const now = clock();
-  if (reachable !== undefined && now - checkedAt < (reachable ? UP_FRESH_MS : DOWN_FRESH_MS))
-    return reachable;
-  if (reachable === false) {
+  if (h.reachable !== undefined && now - h.at < (h.reachable ? UP_FRESH_MS : DOWN_FRESH_MS))
+    return h.reachable;
+  if (h.reachable === false) {
     void startProbe(probe, clock);
     return false;
   }

@@ -9,9 +9,10 @@ import { NextRequest } from "next/server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as atomFeed } from "@/app/changelog/atom.xml/route";
 import { GET as rssFeed } from "@/app/changelog/rss.xml/route";
-import { closeDb, getDb } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { getConfig, resetConfig } from "@/lib/config";
+import { createRuntime, getRuntime } from "@/lib/runtime";
+import { swapRuntime } from "../support/api";
 import { DOWN_FRESH_MS, UP_FRESH_MS, databaseReachable, resetDatabaseHealth } from "@/lib/portal/unavailable";
 import { proxy } from "@/proxy";
 
@@ -27,15 +28,15 @@ async function closedPort(): Promise<number> {
 
 const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR };
 
-// Points the process-wide database (getDb(getConfig()), as the pages and feeds use it) at this environment.
+// Points the process's runtime (whose database the pages and feeds use) at this environment.
 async function useDatabase(env: { DATABASE_URL?: string; DATA_DIR?: string }): Promise<void> {
-  await closeDb();
-  resetDatabaseHealth();
   for (const key of ["DATABASE_URL", "DATA_DIR"] as const) {
     if (env[key] === undefined) delete process.env[key];
     else process.env[key] = env[key];
   }
   resetConfig();
+  await swapRuntime(createRuntime(getConfig()));
+  resetDatabaseHealth();
 }
 
 afterEach(async () => {
@@ -117,10 +118,10 @@ describe("database reachable", () => {
   beforeEach(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), "pca-portal-"));
     await useDatabase({ DATA_DIR: dataDir });
-    await migrate(await getDb(getConfig()));
+    await migrate(await getRuntime().db());
   });
   afterEach(async () => {
-    await closeDb();
+    await swapRuntime(undefined);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
