@@ -1,5 +1,6 @@
 import type { Database } from "@/db/client";
 import { hashApiKey } from "./format";
+import { BoundedMap } from "@/lib/bounded-map";
 
 // What the pipeline knows about a stored key.
 export interface KeyRecord {
@@ -18,12 +19,14 @@ interface Entry {
 
 // A bounded in-process cache of key lookups (hits and misses), so that the database stays out of the hot path.
 export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<string, Entry>;
   private readonly loading = new Map<string, Promise<KeyRecord | null>>();
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries: number,
-  ) {}
+    maxEntries: number,
+  ) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   /** The cached lookup for a key hash: a record, null (known miss) or undefined (not cached or stale). */
   get(hash: string, now: number): KeyRecord | null | undefined {
@@ -38,16 +41,7 @@ export class KeyCache {
 
   set(hash: string, record: KeyRecord | null, now: number): void {
     if (this.ttlMs <= 0) return;
-    this.entries.delete(hash);
     this.entries.set(hash, { record, until: now + this.ttlMs });
-    if (this.entries.size > this.maxEntries) {
-      // Maps iterate in insertion order: drop the oldest tenth at once.
-      let drop = Math.ceil(this.maxEntries / 10);
-      for (const k of this.entries.keys()) {
-        this.entries.delete(k);
-        if (--drop <= 0) break;
-      }
-    }
   }
 
   /** Runs one database read for all the requests that miss the same key at the same time. */
