@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { DbDriver } from "@/db/client";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], {
@@ -65,7 +66,7 @@ export type Config = z.infer<typeof configSchema> & {
   /** Absolute public base URL without a trailing slash, used for every absolute link. */
   baseUrl: string;
   /** Which database driver the configuration selects. */
-  dbDriver: "pglite" | "pg" | "vercel";
+  dbDriver: DbDriver;
 };
 
 // A configuration value that stops start-up; its message names the variable.
