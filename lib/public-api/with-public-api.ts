@@ -157,9 +157,8 @@ function rateLimited(r: RateLimitResult, now: number): PublicApiError {
   });
 }
 
-// The handlers of a read-only list route: GET and HEAD through the pipeline, OPTIONS preflight, 405 for the rest.
-export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; query: QueryDef<Q> }) {
-  const read = withPublicApi(handler, opts);
+// The handlers of a read-only resource: GET and HEAD answered by `read`, OPTIONS preflight, 405 for the rest.
+function readOnlyRoute(read: (request: Request) => Promise<Response>) {
   const notAllowed = async (request: Request) => plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method);
   return {
     GET: read,
@@ -170,6 +169,11 @@ export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; que
     PATCH: notAllowed,
     DELETE: notAllowed,
   };
+}
+
+// The handlers of a list route: GET and HEAD through the pipeline, OPTIONS preflight, 405 for the rest.
+export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; query: QueryDef<Q> }) {
+  return readOnlyRoute(withPublicApi(handler, opts));
 }
 
 // The handlers of a path that does not exist under /public/v1: 404 in the error shape for every method.
@@ -180,18 +184,10 @@ export function notFoundRoute() {
 
 // The handlers of a public document (no key): GET and HEAD with the API's headers, OPTIONS preflight, 405 for the rest.
 export function publicDocumentRoute(render: () => string, cacheControl: string) {
-  const read = async (request: Request) =>
-    new Response(request.method === "HEAD" ? null : render(), {
-      headers: baseHeaders(randomUUID(), cacheControl),
-    });
-  const notAllowed = async (request: Request) => plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method);
-  return {
-    GET: read,
-    HEAD: read,
-    OPTIONS: async () => preflightResponse(READ_METHODS),
-    POST: notAllowed,
-    PUT: notAllowed,
-    PATCH: notAllowed,
-    DELETE: notAllowed,
-  };
+  return readOnlyRoute(
+    async (request) =>
+      new Response(request.method === "HEAD" ? null : render(), {
+        headers: baseHeaders(randomUUID(), cacheControl),
+      }),
+  );
 }

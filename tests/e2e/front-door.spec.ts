@@ -3,10 +3,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort } from "../support/ports";
 
 const port = Number(process.env.PCA_E2E_PORT);
 const demoKeys = () =>
@@ -32,15 +32,6 @@ function raw(method: string, rawPath: string, headers: Record<string, string> = 
     });
     req.on("error", reject);
     req.end();
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
   });
 }
 

@@ -2,7 +2,6 @@
 // proxy answers /changelog with a 503 page (Retry-After, readable HTML) and lets the pages that need no database
 // through; the health check's cache, with time and probe injected.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
@@ -15,16 +14,7 @@ import { createRuntime, getRuntime } from "@/lib/runtime";
 import { swapRuntime } from "../support/api";
 import { DOWN_FRESH_MS, UP_FRESH_MS, databaseReachable, resetDatabaseHealth } from "@/lib/portal/unavailable";
 import { proxy } from "@/proxy";
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../support/ports";
 
 const saved = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR };
 
@@ -49,7 +39,7 @@ function page(pathname: string): NextRequest {
 
 describe("database unreachable", () => {
   beforeEach(async () => {
-    await useDatabase({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/postgres` });
+    await useDatabase({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/postgres` });
   });
 
   it.each([

@@ -1,21 +1,11 @@
 // A database that cannot be reached gives 503 PUBLIC_API_UNAVAILABLE with Retry-After, never a 500 or a hang.
-import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { openPg, type Database } from "@/db/client";
 import { generateApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
 import { createRuntime } from "@/lib/runtime";
 import { call, expectUnavailable, swapRuntime } from "../support/api";
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../support/ports";
 
 describe("database unreachable", () => {
   let db: Database | undefined;
@@ -25,7 +15,7 @@ describe("database unreachable", () => {
   });
 
   it("answers 503 with Retry-After for a key that needs a look-up", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     db = await openPg(`postgres://postgres@127.0.0.1:${port}/postgres`, 2);
     await swapRuntime(createRuntime(loadConfig({ RATE_LIMIT_ENABLED: "false" }), db));
     const key = generateApiKey();

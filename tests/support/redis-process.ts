@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
+import { freePort } from "./ports";
 
 // A redis-server of a test's own on a loopback port, which the test may stop (kill) and start again on the same port.
 export interface RedisProcess {
@@ -15,17 +16,6 @@ const live = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of live) child.kill("SIGKILL");
 });
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function ping(port: number): Promise<boolean> {
   return await new Promise((resolve) => {
