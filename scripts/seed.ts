@@ -1,9 +1,7 @@
 // `npm run db:seed`: seeds the demo organizations, or one organization at a chosen scale.
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { openDatabase, type Database } from "@/db/client";
-import { migrate } from "@/db/migrate";
+import type { Database } from "../db/client";
 import {
   DEMO_ORGS,
   MAX_PRODUCTS,
@@ -11,8 +9,12 @@ import {
   seedDemo,
   seedOrganization,
   type SeedProgress,
-} from "@/db/seed";
-import { ConfigError, loadConfig, type Config } from "@/lib/config";
+} from "../db/seed";
+import { loadConfig } from "../lib/config";
+import { CliError, runCli, UsageError } from "./lib/cli";
+import { openMigratedDatabase } from "./lib/database";
+import { loadEnvFiles } from "./lib/env";
+import { runningServerPid } from "./lib/pid-file";
 
 const USAGE = `Usage:
   npm run db:seed                       seed the demo organizations (${DEMO_ORGS.map((o) => o.slug).join(", ")})
@@ -29,8 +31,6 @@ Options:
 
 The database is the configured one (DATABASE_URL, POSTGRES_URL, or the embedded PGlite under DATA_DIR).
 An organization that already has products is never seeded again.`;
-
-class UsageError extends Error {}
 
 interface Args {
   org?: { slug: string; name: string; products: number; seed?: string; flavour: "home" | "fashion" };
@@ -81,20 +81,6 @@ function parse(argv: string[]): Args | "help" {
   return { org: { slug: v.org, name: v.name ?? v.org, products: count, seed: v.seed, flavour } };
 }
 
-// The pid recorded by a running server in DATA_DIR/server.pid, if that process is alive.
-function runningServer(config: Config): number | undefined {
-  const file = path.resolve(config.DATA_DIR, "server.pid");
-  if (!existsSync(file)) return undefined;
-  const pid = Number(/\d+/.exec(readFileSync(file, "utf8"))?.[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM" ? pid : undefined;
-  }
-}
-
 // Progress on stderr: one updating line on a terminal, plain lines otherwise.
 function progressPrinter(started: number) {
   const tty = Boolean(process.stderr.isTTY);
@@ -127,36 +113,21 @@ function progressPrinter(started: number) {
   };
 }
 
-async function main(): Promise<number> {
-  let args: Args | "help";
-  try {
-    args = parse(process.argv.slice(2));
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`db:seed: ${err.message}\n\n${USAGE}\n`);
-    return 2;
-  }
+async function main(): Promise<void> {
+  const args = parse(process.argv.slice(2));
   if (args === "help") {
     process.stdout.write(`${USAGE}\n`);
-    return 0;
+    return;
   }
-
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return 1;
-  }
+  loadEnvFiles();
+  const config = loadConfig();
   if (config.dbDriver === "pglite") {
-    const pid = runningServer(config);
-    if (pid) {
-      process.stderr.write(
+    const pid = runningServerPid(config.DATA_DIR);
+    if (pid !== null) {
+      throw new CliError(
         `The embedded database in ${path.resolve(config.DATA_DIR)} is in use by the server (pid ${pid}).\n` +
-          `PGlite cannot be opened by two processes: stop the server first, then run npm run db:seed again.\n`,
+          `PGlite cannot be opened by two processes: stop the server first, then run npm run db:seed again.`,
       );
-      return 1;
     }
   }
 
@@ -169,8 +140,7 @@ async function main(): Promise<number> {
   let db: Database | undefined;
   const printer = progressPrinter(started);
   try {
-    db = await openDatabase(config, { statementTimeoutMs: 0 }); // bulk inserts run longer than a request's bound
-    await migrate(db);
+    db = (await openMigratedDatabase(config)).db; // statements unbounded: bulk inserts outlast a request's bound
     if (args.org) {
       const org = args.org;
       const { counts } = await seedOrganization(db, {
@@ -189,12 +159,10 @@ async function main(): Promise<number> {
       process.stderr.write(`Seeded ${orgs.map((o) => o.slug).join(", ")}.\n`);
     }
     process.stderr.write(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);
-    return 0;
   } catch (err) {
     printer.end();
     if (err instanceof SeedRefusedError) {
-      process.stderr.write(`${err.message}\nNothing to do: the organization keeps its catalog.\n`);
-      return 1;
+      throw new CliError(`${err.message}\nNothing to do: the organization keeps its catalog.`);
     }
     throw err;
   } finally {
@@ -202,10 +170,7 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`\ndb:seed failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+void runCli(main, {
+  usage: (message) => `db:seed: ${message}\n\n${USAGE}`,
+  unexpected: (err) => `\ndb:seed failed: ${err instanceof Error ? err.message : String(err)}`,
+});

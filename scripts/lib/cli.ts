@@ -17,20 +17,34 @@ export class CliError extends Error {
   }
 }
 
+// How a CLI words its usage errors (exit code 2) and unexpected errors (exit code 1), when not as runCli does by
+// default: `Error: <message>` and the usage hint, and the error's stack.
+export interface CliMessages {
+  usage(message: string): string;
+  unexpected?(err: unknown): string;
+}
+
+function stackOf(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
 // Runs a CLI's main function and turns its outcome into a message and an exit code (0 ok, 1 failure, 2 bad usage).
-export async function runCli(main: () => Promise<void>, usageHint: string): Promise<never> {
+export async function runCli(main: () => Promise<void>, usage: string | CliMessages): Promise<never> {
+  const messages: CliMessages =
+    typeof usage === "string" ? { usage: (message) => `Error: ${message}\n${usage}` } : usage;
+  const unexpected = messages.unexpected ?? stackOf;
   let code = 0;
   try {
     await main();
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`Error: ${err.message}\n${usageHint}`);
+      console.error(messages.usage(err.message));
       code = 2;
     } else if (err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof CliError) {
       console.error(err.message);
       code = 1;
     } else {
-      console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+      console.error(unexpected(err));
       code = 1;
     }
   }
