@@ -19,6 +19,12 @@ export interface Database extends Executor {
   readonly driver: DbDriver;
   /** Runs fn inside BEGIN/COMMIT on one connection; ROLLBACK when it throws. */
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  /**
+   * A handle whose statements may run up to `timeoutMs` instead of the pool's statement bound: for work that is
+   * shared and remembered (an exact count of a million rows can take a second cold), never for what a request
+   * waits on alone. PGlite has no bound: the database itself.
+   */
+  patient(timeoutMs: number): Queryable;
   close(): Promise<void>;
 }
 
@@ -91,9 +97,10 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const pg = await PGlite.create(dataDir, { extensions: { pg_trgm, unaccent, btree_gin } });
   const run = async <R>(q: { query: typeof pg.query }, text: string, params?: readonly unknown[]) =>
     (await q.query<R>(text, params as unknown[] | undefined)).rows;
+  const query: Queryable["query"] = (text, params) => run(pg, text, params);
   return {
     driver: "pglite",
-    query: (text, params) => run(pg, text, params),
+    query,
     exec: async (sql) => {
       await pg.exec(sql);
     },
@@ -106,13 +113,14 @@ export async function openPglite(dataDir: string): Promise<Database> {
           },
         }),
       ),
+    patient: () => ({ query }),
     close: () => pg.close(),
   };
 }
 
 interface PoolLike {
   query(
-    text: string | { name?: string; text: string; values?: unknown[] },
+    text: string | { name?: string; text: string; values?: unknown[]; query_timeout?: number },
     params?: unknown[],
   ): Promise<{ rows: unknown[] }>;
   connect(): Promise<{ query: PoolLike["query"]; release(err?: boolean | Error): void }>;
@@ -170,6 +178,29 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike, statements?: S
         throw err;
       }
     },
+    patient: (timeoutMs) => ({
+      // One statement in a transaction of its own, with its own statement_timeout (SET LOCAL) and client bound;
+      // unnamed, so that the pool's prepared statements keep their plans.
+      query: async <R>(text: string, params?: readonly unknown[]) => {
+        const client = await pool.connect();
+        try {
+          await client.query("BEGIN");
+          await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
+          const { rows } = await client.query({
+            text,
+            values: params as unknown[] | undefined,
+            query_timeout: timeoutMs + CLIENT_TIMEOUT_GRACE_MS,
+          });
+          await client.query("COMMIT");
+          client.release();
+          return rows as R[];
+        } catch (err) {
+          if (!isClientTimeout(err)) await client.query("ROLLBACK").catch(() => undefined);
+          client.release(err instanceof Error ? err : true);
+          throw err;
+        }
+      },
+    }),
     close: () => pool.end(),
   };
 }

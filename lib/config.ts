@@ -33,6 +33,8 @@ export const configSchema = z.object({
   DB_CONNECT_TIMEOUT_MS: int(100, 60_000).default(1000),
   /** Longest a statement may run before the request answers 503 (server statement_timeout and client query_timeout). */
   DB_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(1000),
+  /** Longest an exact count may run: shared by concurrent requests and remembered, it may outlast a request. */
+  DB_COUNT_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
   /** Local testing of @vercel/postgres only: "host:port/path" of a WebSocket→TCP relay (neonConfig.wsProxy). */
   VERCEL_POSTGRES_WS_PROXY: z.string().min(1).optional(),
   /** Local testing of @vercel/postgres only: base URL of the HTTP /sql endpoint (neonConfig.fetchEndpoint). */

@@ -57,7 +57,18 @@ export function createRuntime(config: Config, database?: Database): Runtime {
   return {
     config,
     db,
-    catalog: async () => ({ db: await db(), counts, anchors }),
+    catalog: async () => {
+      const database = await db();
+      // Counts run with their own bound (DB_COUNT_TIMEOUT_MS); a request waits for one as long as for a
+      // connection and a statement together, then answers 503 while the count goes on and is remembered.
+      return {
+        db: database,
+        counting: database.patient(config.DB_COUNT_TIMEOUT_MS),
+        countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
+        counts,
+        anchors,
+      };
+    },
     limiters,
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
     lastUsed: new LastUsedRecorder(db),

@@ -7,14 +7,24 @@ import { AnchorCache } from "./page-anchors";
 // The runtime holds one of each (lib/runtime.ts); a test builds its own with catalogContext(db).
 export interface CatalogContext {
   db: Queryable;
+  /** Where exact counts run: shared and remembered work, with a longer bound than a request's statements. */
+  counting: Queryable;
+  /** How long a request waits for a count it shares (the count goes on and is remembered); none: no bound. */
+  countWaitMs?: number;
   counts: CountCache;
   anchors: AnchorCache;
 }
 
-// A catalog context on a database, with new caches unless given.
+// A catalog context on a database (counts on the same handle, no wait bound), with new caches unless given.
 export function catalogContext(
   db: Queryable,
-  caches: { counts?: CountCache; anchors?: AnchorCache } = {},
+  parts: Partial<Omit<CatalogContext, "db">> = {},
 ): CatalogContext {
-  return { db, counts: caches.counts ?? new CountCache(), anchors: caches.anchors ?? new AnchorCache() };
+  return {
+    db,
+    counting: parts.counting ?? db,
+    countWaitMs: parts.countWaitMs,
+    counts: parts.counts ?? new CountCache(),
+    anchors: parts.anchors ?? new AnchorCache(),
+  };
 }

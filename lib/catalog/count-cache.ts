@@ -1,6 +1,8 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
+import type { CatalogContext } from "./context";
+import { CountPendingError } from "./errors";
 import type { Statement } from "./sql";
 
 interface Entry {
@@ -103,15 +105,12 @@ export async function countWithVersion(db: Queryable, count: Statement): Promise
 }
 
 // The exact total of a count statement and the catalog version it holds for: from the cache when the catalog has
-// not changed since, else counted (once for all concurrent requests, and remembered). `params[0]` must be the
-// organization id. With `version` (the catalog version the caller's page rows were read at), the total is of that
-// same version: a count shared with a request that began before a change is not reused after it.
-export async function exactTotalAt(
-  counts: CountCache,
-  db: Queryable,
-  count: Statement,
-  version?: string,
-): Promise<Counted> {
+// not changed since, else counted (once for all concurrent requests, on the context's `counting` handle, and
+// remembered). `params[0]` must be the organization id. With `version` (the catalog version the caller's page rows
+// were read at), the total is of that same version: a count shared with a request that began before a change is not
+// reused after it. A caller waits at most `countWaitMs` for a shared count (CountPendingError), which goes on.
+export async function exactTotalAt(ctx: CatalogContext, count: Statement, version?: string): Promise<Counted> {
+  const { counts, db } = ctx;
   const key = countKey(count);
   if (version !== undefined) {
     const hit = counts.get(key, version);
@@ -122,11 +121,25 @@ export async function exactTotalAt(
     const hit = counts.get(key, current);
     if (hit !== undefined) return { total: hit, version: current };
   }
-  const counted = await counts.countOnce(key, () => countWithVersion(db, count));
+  const counted = await waitAtMost(
+    counts.countOnce(key, () => countWithVersion(ctx.counting, count)),
+    ctx.countWaitMs,
+  );
   if (version === undefined || counted.version === version) return counted;
-  const own = await countWithVersion(db, count);
+  const own = await waitAtMost(countWithVersion(ctx.counting, count), ctx.countWaitMs);
   counts.set(key, own.version, own.total);
   return own;
+}
+
+// The promise's value, or CountPendingError after `ms` (the promise goes on; its failure is then nobody's).
+function waitAtMost<T>(p: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return p;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CountPendingError(ms)), ms);
+  });
+  p.catch(() => undefined);
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 // The cache key of a count statement and its parameters (one filter of one organization).

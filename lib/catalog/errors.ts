@@ -13,3 +13,12 @@ export class UnknownReferenceError extends Error {
     this.name = "UnknownReferenceError";
   }
 }
+
+// A request waited its bound for an exact count that another statement is still running: the count goes on and is
+// remembered, so the same request a few seconds later is answered from it.
+export class CountPendingError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`the exact count did not finish within ${waitedMs} ms; it goes on in the background`);
+    this.name = "CountPendingError";
+  }
+}

@@ -145,7 +145,7 @@ function versionOf(rows: readonly unknown[]): string | undefined {
 // carries no version: the version is read apart). A polled first page costs one statement.
 async function pageWithCachedTotal<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window) {
   const rows = await firstPageRows(ctx, spec, w);
-  const { total } = await exactTotalAt(ctx.counts, ctx.db, spec.count, versionOf(rows));
+  const { total } = await exactTotalAt(ctx, spec.count, versionOf(rows));
   return { rows, total };
 }
 
@@ -154,13 +154,13 @@ async function pageWithCachedTotal<Row>(ctx: CatalogContext, spec: ListSpec<Row,
 async function pageWithFirstCount<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window) {
   const [rows, counted] = await Promise.all([
     firstPageRows(ctx, spec, w),
-    exactTotalAt(ctx.counts, ctx.db, spec.count),
+    exactTotalAt(ctx, spec.count),
   ]);
   const version = versionOf(rows);
   const total =
     version === undefined || version === counted.version
       ? counted.total
-      : (await exactTotalAt(ctx.counts, ctx.db, spec.count, version)).total;
+      : (await exactTotalAt(ctx, spec.count, version)).total;
   return { rows, total };
 }
 
@@ -174,7 +174,7 @@ async function deepPageFromAnchor<Row>(
   seek: SeekSpec,
   w: Window,
 ) {
-  const at = await exactTotalAt(ctx.counts, ctx.db, spec.count);
+  const at = await exactTotalAt(ctx, spec.count);
   if (w.offset >= at.total) return { rows: [] as Row[], total: at.total };
   const list = `${countKey(spec.count)}\u0000${seek.column} ${seek.order}`;
   const anchor = ctx.anchors.nearest(list, at.version, w.offset);

@@ -28,7 +28,7 @@ export function searchWalks(
   if (!matches) return false;
   const total = ctx.counts.peek(countKey(all));
   if (total === undefined) {
-    exactTotalAt(ctx.counts, ctx.db, all).catch(() => {}); // an estimate for later; a failure costs nothing
+    exactTotalAt(ctx, all).catch(() => {}); // an estimate for later; a failure costs nothing
     return false;
   }
   return (rowsNeeded * total) / matches <= SEARCH_WALK_MAX_ROWS;

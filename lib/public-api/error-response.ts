@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { UnknownReferenceError } from "@/lib/catalog/errors";
+import { CountPendingError, UnknownReferenceError } from "@/lib/catalog/errors";
 import { ERRORS, PublicApiError, errorBody, isUnavailableError } from "./errors";
 import { baseHeaders } from "./headers";
 
@@ -14,7 +14,7 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers,
   let e: PublicApiError;
   if (err instanceof PublicApiError) e = err;
   else if (err instanceof UnknownReferenceError) e = invalidReference(err);
-  else if (isUnavailableError(err)) {
+  else if (isUnavailableError(err) || err instanceof CountPendingError) {
     console.error(`[public-api] ${requestId} back end unavailable:`, (err as Error).message);
     e = new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
       headers: { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },

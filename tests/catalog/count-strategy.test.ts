@@ -4,6 +4,7 @@ import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/attributes";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
+import { CountPendingError } from "@/lib/catalog/errors";
 import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
 import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
@@ -335,6 +336,27 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       for (const p of pages) expect(p.pagination.total).toBe(exact);
     });
 
+    it("a request waits for a slow count at most its bound; the count goes on, is remembered, and serves the next", async () => {
+      // Counts run on their own handle (the runtime's patient one); here it is the database, 300 ms slower.
+      let counted = 0;
+      const slow: Queryable = {
+        query: async <R>(text: string, params?: readonly unknown[]) => {
+          counted++;
+          await new Promise((r) => setTimeout(r, 300));
+          return db.query<R>(text, params);
+        },
+      };
+      const ctx = catalogContext(db, { counting: slow, countWaitMs: 50 });
+      const q = productsQuery("categoryId=cat_a&perPage=5");
+      const started = Date.now();
+      await expect(listProducts(ctx, ORG, q)).rejects.toBeInstanceOf(CountPendingError);
+      expect(Date.now() - started).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 400));
+      const page = await listProducts(ctx, ORG, q);
+      expect(page.pagination.total).toBe(await trueCount(db, "p.category_id = 'cat_a'"));
+      expect(counted).toBe(1);
+    });
+
     it("does not reuse a shared count that saw another catalog version than the caller's page", async () => {
       const s = spy(db);
       const sql = "select count(*)::int as total from products p where p.org_id = $1 and p.category_id = $2";
@@ -348,7 +370,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       const [{ version }] = (await db.query<{ version: string }>(VERSION_SQL, [ORG])) as [
         { version: string },
       ];
-      const pending = exactTotalAt(ctxOf(s).counts, s, { sql, params }, version);
+      const pending = exactTotalAt(ctxOf(s), { sql, params }, version);
       finish({ total: 99_999, version: "an older version" });
       const got = await pending;
       expect(got).toEqual({ total: await trueCount(db, "p.category_id = 'cat_a'"), version });

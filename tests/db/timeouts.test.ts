@@ -52,6 +52,9 @@ beforeAll(async () => {
     PUBLIC_BASE_URL: "http://api.test",
     RATE_LIMIT_ENABLED: "false",
     KEY_CACHE_TTL_SECONDS: "0",
+    // The same bounds as the pool's: a request waits for a shared count as long as for a connection and a statement.
+    DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+    DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
   });
   await swapRuntime(createRuntime(config, app));
 });
@@ -192,4 +195,19 @@ describe("database timeouts (Postgres server behind a relay)", () => {
     }
     expect(await until200(2000)).toBeLessThan(2000);
   }, 30_000);
+
+  it("a patient handle runs one statement past the pool's bound (shared counts), the pool's own statements do not", async () => {
+    const direct = await openPg(t.url, { max: 1, connectTimeoutMs: 1000, statementTimeoutMs: 200 });
+    try {
+      await expect(direct.query("select pg_sleep(0.5)")).rejects.toThrow(/statement timeout/);
+      await expect(direct.patient(2000).query("select pg_sleep(0.5), 1 as one")).resolves.toEqual([
+        { pg_sleep: "", one: 1 },
+      ]);
+      await expect(direct.patient(300).query("select pg_sleep(0.6)")).rejects.toThrow(/statement timeout/);
+      // The pool's bound applies again after a patient statement (SET LOCAL ended with its transaction).
+      await expect(direct.query("select pg_sleep(0.5)")).rejects.toThrow(/statement timeout/);
+    } finally {
+      await direct.close();
+    }
+  });
 });
