@@ -152,10 +152,7 @@ async function pageWithCachedTotal<Row>(ctx: CatalogContext, spec: ListSpec<Row,
 // Page with its first count: never counted, so the page and the count at once (the count shared by every
 // concurrent request of the same list), then the count again if a change fell between the two.
 async function pageWithFirstCount<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window) {
-  const [rows, counted] = await Promise.all([
-    firstPageRows(ctx, spec, w),
-    exactTotalAt(ctx, spec.count),
-  ]);
+  const [rows, counted] = await Promise.all([firstPageRows(ctx, spec, w), exactTotalAt(ctx, spec.count)]);
   const version = versionOf(rows);
   const total =
     version === undefined || version === counted.version
