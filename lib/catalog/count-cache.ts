@@ -109,7 +109,11 @@ export async function countWithVersion(db: Queryable, count: Statement): Promise
 // remembered). `params[0]` must be the organization id. With `version` (the catalog version the caller's page rows
 // were read at), the total is of that same version: a count shared with a request that began before a change is not
 // reused after it. A caller waits at most `countWaitMs` for a shared count (CountPendingError), which goes on.
-export async function exactTotalAt(ctx: CatalogContext, count: Statement, version?: string): Promise<Counted> {
+export async function exactTotalAt(
+  ctx: CatalogContext,
+  count: Statement,
+  version?: string,
+): Promise<Counted> {
   const { counts, db } = ctx;
   const key = countKey(count);
   if (version !== undefined) {
