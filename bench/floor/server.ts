@@ -45,7 +45,11 @@ async function run(database: Queryable, name: Name, url: URL, key: { orgId: stri
   const query = parseQuery(url.searchParams, endpoint.query as never);
   const handler = endpoint.handler as (ctx: Partial<ApiContext<unknown>>) => Promise<unknown>;
   let catalog = contexts.get(database);
-  if (!catalog) contexts.set(database, (catalog = catalogContext(database)));
+  if (!catalog) {
+    // Counts with their own bound, as the app's runtime runs them (the recording handles of EXPLAIN record theirs).
+    const counting = database === db ? db.patient(config.DB_COUNT_TIMEOUT_MS) : database;
+    contexts.set(database, (catalog = catalogContext(database, { counting })));
+  }
   return handler({ catalog, org: { id: key.orgId, slug: key.orgSlug }, query, config });
 }
 
