@@ -15,6 +15,7 @@ export const ID_PREFIX = {
   user: "usr",
   apiKey: "key",
   changelog: "chg",
+  auditEvent: "aud",
 } as const;
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];
 

@@ -1,4 +1,4 @@
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 import { displayPrefix, generateApiKey, hashApiKey, isWellFormedApiKey, KEY_PREFIX } from "./format";
 import { READ_SCOPES, WRITE_SCOPE, type Scope } from "./scopes";
@@ -8,6 +8,7 @@ const KEY_COLUMNS = `id, name, prefix, scopes,
   ${isoSql("expires_at")} as "expiresAt",
   ${isoSql("last_used_at")} as "lastUsedAt",
   ${isoSql("revoked_at")} as "revokedAt",
+  rolled_to as "rolledTo",
   case when revoked_at is not null then 'revoked'
        when expires_at is not null and expires_at <= now() then 'expired'
        else 'active' end as status`;
@@ -25,6 +26,8 @@ export interface ApiKeySummary {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The key that replaced this one when it was rolled (it works until expiresAt, the grace's end). */
+  rolledTo: string | null;
   status: ApiKeyStatus;
 }
 
@@ -144,4 +147,68 @@ export async function findOrganizationBySlug(db: Queryable, slug: string): Promi
     slug,
   ]);
   return rows[0] ?? null;
+}
+
+// A key that cannot be rolled: revoked, expired, or already rolled (its successor is the one to roll).
+export class KeyNotActiveError extends Error {
+  constructor(
+    readonly keyId: string,
+    readonly status: ApiKeyStatus | "rolled",
+  ) {
+    super(`API key ${keyId} is ${status}: only an active key can be rolled`);
+    this.name = "KeyNotActiveError";
+  }
+}
+
+// What a roll did: the key replaced (its expiry now the grace's end) and the new key, with its secret (shown once).
+export interface RolledApiKey {
+  previous: ApiKeySummary;
+  created: CreatedApiKey;
+}
+
+// Rolls a key inside the caller's transaction (see rollKey): locks the old row, creates a key with the same name
+// and scopes (no expiry), and sets the old key's expiry to now + grace (0: now), never later than an expiry it
+// already had. Null when the organization has no such key; KeyNotActiveError when it is revoked, expired or rolled.
+export async function rollKeyIn(
+  tx: Queryable,
+  orgId: string,
+  keyId: string,
+  graceSeconds: number,
+  createdBy: string | null = null,
+): Promise<RolledApiKey | null> {
+  if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new Error("Invalid grace period");
+  const [old] = await tx.query<ApiKeySummary & { scopes: string[] }>(
+    `select ${KEY_COLUMNS} from api_keys where id = $1 and org_id = $2 for update`,
+    [keyId, orgId],
+  );
+  if (!old) return null;
+  if (old.status !== "active") throw new KeyNotActiveError(keyId, old.status);
+  if (old.rolledTo) throw new KeyNotActiveError(keyId, "rolled");
+  // The old key's scopes as they are stored (a write scope granted under the preview stays granted).
+  const created = await createApiKey(tx, {
+    orgId,
+    name: old.name,
+    scopes: old.scopes,
+    createdBy,
+    allowWrite: true,
+  });
+  const [previous] = await tx.query<ApiKeySummary>(
+    `update api_keys
+        set expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), now() + make_interval(secs => $3)),
+            rolled_to = $4
+      where id = $1 and org_id = $2
+      returning ${KEY_COLUMNS}`,
+    [keyId, orgId, graceSeconds, created.id],
+  );
+  return { previous: previous!, created };
+}
+
+// Rolls a key in one transaction of its own (rollKeyIn); returns the new key, secret included, or null.
+export async function rollKey(
+  db: Database,
+  orgId: string,
+  keyId: string,
+  graceSeconds: number,
+): Promise<CreatedApiKey | null> {
+  return (await db.transaction((tx) => rollKeyIn(tx, orgId, keyId, graceSeconds)))?.created ?? null;
 }
