@@ -60,6 +60,13 @@ export const configSchema = z.object({
   KEY_CACHE_MAX_ENTRIES: int(10, 1_000_000).default(10_000),
   PUBLIC_API_WRITE_PREVIEW: bool.default(false),
   AUTH_SECRET: z.string().min(32, { error: "expected at least 32 characters" }).optional(),
+  /** OpenID Connect sign-in for the console: issuer, client id and secret go together (all three or none). */
+  AUTH_OIDC_ISSUER: httpUrl.optional(),
+  AUTH_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  AUTH_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Failed console sign-ins allowed per client address and per account per window. */
+  SIGN_IN_FAILURE_LIMIT: int(1, 1_000_000).default(10),
+  SIGN_IN_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(900),
   DEMO_SEED: z.enum(["auto", "never"], { error: "expected auto or never" }).default("auto"),
 });
 
@@ -110,6 +117,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       [missing],
       `Invalid configuration:\n  ${missing}: required with ${missing === "UPSTASH_REDIS_REST_URL" ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"}`,
+    );
+  }
+  const oidc = ["AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID", "AUTH_OIDC_CLIENT_SECRET"] as const;
+  const oidcMissing = oidc.filter((name) => !c[name]);
+  if (oidcMissing.length > 0 && oidcMissing.length < oidc.length) {
+    const given = oidc.filter((name) => c[name]);
+    throw new ConfigError(
+      oidcMissing,
+      `Invalid configuration:\n  ${oidcMissing.join(", ")}: required with ${given.join(", ")} (OpenID Connect needs all three)`,
     );
   }
   const baseUrl = (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");

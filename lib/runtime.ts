@@ -30,6 +30,8 @@ export interface Runtime {
   readonly lastUsed: LastUsedRecorder;
   /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
   readonly authBlocks: BoundedMap<string, number>;
+  /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
+  readonly signInBlocks: BoundedMap<string, number>;
   readonly counts: CountCache;
   readonly anchors: AnchorCache;
   readonly databaseHealth: DatabaseHealth;
@@ -73,6 +75,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
     lastUsed: new LastUsedRecorder(db),
     authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
+    signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     counts,
     anchors,
     databaseHealth: { at: 0 },

@@ -110,16 +110,19 @@ export function createRateLimiter(config: ConfigPart, opts: RateLimiterOptions):
   return build(config, opts, openConnection(config));
 }
 
-// The process's two limiters: perKey (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS, per API key) and
-// authFailure (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS, per client address).
+// The process's limiters: perKey (RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_SECONDS, per API key),
+// authFailure (AUTH_FAILURE_LIMIT per AUTH_FAILURE_WINDOW_SECONDS, per client address), and the console's failed
+// sign-ins (SIGN_IN_FAILURE_LIMIT per SIGN_IN_FAILURE_WINDOW_SECONDS), per client address and per account.
 export interface RateLimiters {
   perKey: RateLimiter;
   authFailure: RateLimiter;
+  signInFailureByAddress: RateLimiter;
+  signInFailureByAccount: RateLimiter;
   /** Releases their connection. */
   close(): Promise<void>;
 }
 
-// The two limiters of a configuration, sharing one connection (the runtime holds them); with
+// The limiters of a configuration, sharing one connection (the runtime holds them); with
 // RATE_LIMIT_ENABLED=false they are in-process and open no connection.
 export function createRateLimiters(config: Config): RateLimiters {
   const conn = config.RATE_LIMIT_ENABLED ? openConnection(config) : undefined;
@@ -141,11 +144,26 @@ export function createRateLimiters(config: Config): RateLimiters {
     },
     conn,
   );
+  const signIn = (prefix: string) =>
+    build(
+      config,
+      {
+        prefix,
+        limit: config.SIGN_IN_FAILURE_LIMIT,
+        windowSeconds: config.SIGN_IN_FAILURE_WINDOW_SECONDS,
+      },
+      conn,
+    );
+  const signInFailureByAddress = signIn("pcapi:rl:signin:addr");
+  const signInFailureByAccount = signIn("pcapi:rl:signin:acct");
+  const all = [perKey, authFailure, signInFailureByAddress, signInFailureByAccount];
   return {
     perKey,
     authFailure,
+    signInFailureByAddress,
+    signInFailureByAccount,
     close: async () => {
-      await Promise.allSettled([perKey.close?.(), authFailure.close?.()]);
+      await Promise.allSettled(all.map((l) => l.close?.()));
     },
   };
 }

@@ -1,0 +1,148 @@
+// The console's sign-in (@auth/core): JWT sessions, email + password against the users table, and an OpenID Connect
+// provider when AUTH_OIDC_* are set. No self-registration: every way in maps to an existing account.
+import type { AuthConfig } from "@auth/core";
+import { CredentialsSignin } from "@auth/core/errors";
+import Credentials from "@auth/core/providers/credentials";
+import type { Provider } from "@auth/core/providers";
+import { findUserByEmail, verifyUserCredentials } from "@/db/users";
+import { authSecret } from "@/lib/console/auth-secret";
+import { clientAddress } from "@/lib/public-api/client-address";
+import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit";
+import type { Runtime } from "@/lib/runtime";
+
+// Where Auth.js is mounted (app/api/auth/[...auth]/route.ts).
+export const AUTH_BASE_PATH = "/api/auth";
+
+// The console's sign-in page (also where Auth.js sends errors, as ?error=…&code=…).
+export const SIGN_IN_PAGE = "/console/sign-in";
+
+// A sign-in refused because the client address or the account is over SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
+export class SignInRateLimited extends CredentialsSignin {
+  code = "rate_limited";
+}
+
+// A sign-in refused because the limiter's back end is unreachable and the policy refuses (?code=unavailable).
+export class SignInUnavailable extends CredentialsSignin {
+  code = "unavailable";
+}
+
+// One generic refusal for an unknown email and a wrong password alike (?code=credentials).
+class InvalidCredentials extends CredentialsSignin {
+  code = "credentials";
+}
+
+// The Auth.js configuration of a runtime: built per request (cheap), reading the runtime's config, database and limiters.
+export function authConfig(rt: Runtime): AuthConfig {
+  const config = rt.config;
+  const secure = config.baseUrl.startsWith("https://");
+  const providers: Provider[] = [
+    Credentials({
+      id: "credentials",
+      name: "Email and password",
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+      },
+      authorize: async (credentials, request) => {
+        const email = typeof credentials.email === "string" ? credentials.email.trim().toLowerCase() : "";
+        const password = typeof credentials.password === "string" ? credentials.password : "";
+        const keys = [`addr:${clientAddress(request.headers)}`, `acct:${email}`];
+        if (keys.some((k) => blocked(rt, k))) throw new SignInRateLimited();
+        const db = await rt.db();
+        // Unknown email and wrong password cost one scrypt each (a dummy hash for an unknown email) and answer alike.
+        const user = email && password ? await verifyUserCredentials(db, email, password) : null;
+        if (user) return { id: user.id, email: user.email, name: user.name };
+        await countFailure(rt, keys);
+        throw new InvalidCredentials();
+      },
+    }),
+  ];
+  if (config.AUTH_OIDC_ISSUER && config.AUTH_OIDC_CLIENT_ID && config.AUTH_OIDC_CLIENT_SECRET) {
+    providers.push({
+      id: "oidc",
+      name: "SSO",
+      type: "oidc",
+      issuer: config.AUTH_OIDC_ISSUER,
+      clientId: config.AUTH_OIDC_CLIENT_ID,
+      clientSecret: config.AUTH_OIDC_CLIENT_SECRET,
+      checks: ["pkce", "state", "nonce"],
+    });
+  }
+  return {
+    basePath: AUTH_BASE_PATH,
+    trustHost: true,
+    secret: authSecret(config),
+    useSecureCookies: secure,
+    session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
+    pages: { signIn: SIGN_IN_PAGE, error: SIGN_IN_PAGE },
+    providers,
+    logger: {
+      // Expected refusals (wrong password, unknown or unverified SSO email, a tampered cookie) are not server errors.
+      error: (error) => {
+        const type = (error as { type?: string }).type;
+        if (type === "CredentialsSignin" || type === "AccessDenied" || type === "JWTSessionError") return;
+        console.error(`[auth] ${type ?? error.name}: ${error.message}`);
+      },
+      warn: () => {},
+      debug: () => {},
+    },
+    callbacks: {
+      // OIDC: only the provider's verified email of an existing account signs in; the session then carries our id.
+      signIn: async ({ user, account, profile }) => {
+        if (account?.provider !== "oidc") return true;
+        const email = typeof profile?.email === "string" ? profile.email.trim().toLowerCase() : "";
+        const verified = profile?.email_verified === true;
+        if (!email || !verified) return false;
+        const ours = await findUserByEmail(await rt.db(), email);
+        if (!ours) return false;
+        // Without an adapter, Auth.js builds the token from this very object: our id, not the provider's subject.
+        user.id = ours.id;
+        user.email = ours.email;
+        user.name = ours.name;
+        return true;
+      },
+      jwt: ({ token, user }) => {
+        if (user) {
+          token.sub = user.id;
+          token.email = user.email;
+          token.name = user.name;
+          delete token.picture;
+        }
+        return token;
+      },
+      session: ({ session, token }) => {
+        if (token.sub) session.user = { ...session.user, id: token.sub };
+        return session;
+      },
+    },
+  };
+}
+
+// True while the key (an address or an account) is over the failed sign-in limit on this instance.
+function blocked(rt: Runtime, key: string, now = Date.now()): boolean {
+  const until = rt.signInBlocks.get(key);
+  if (until === undefined) return false;
+  if (until > now) return true;
+  rt.signInBlocks.delete(key);
+  return false;
+}
+
+// Counts one failed sign-in on the address and on the account; a key whose window is now full is refused until it
+// frees, before any password check (so the right password does not get in either).
+async function countFailure(rt: Runtime, keys: string[]): Promise<void> {
+  const limiters = [rt.limiters.signInFailureByAddress, rt.limiters.signInFailureByAccount];
+  const windowMs = rt.config.SIGN_IN_FAILURE_WINDOW_SECONDS * 1000;
+  const now = Date.now();
+  let results: RateLimitResult[];
+  try {
+    results = await Promise.all(limiters.map((l, i) => l.limit(keys[i]!)));
+  } catch (err) {
+    if (err instanceof RateLimiterUnavailableError) throw new SignInUnavailable();
+    throw err;
+  }
+  results.forEach((r, i) => {
+    if (!r.success || r.remaining === 0) {
+      rt.signInBlocks.set(keys[i]!, r.reset > now ? r.reset : now + windowMs);
+    }
+  });
+}
