@@ -118,3 +118,19 @@ export async function addMembership(
     [opts.userId, opts.orgId, opts.role],
   );
 }
+
+// The account with this id, or null.
+export async function findUserById(db: Queryable, id: string): Promise<User | null> {
+  const rows = await db.query<User>(`select ${USER_COLUMNS} from users where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+// Replaces a user's password (scrypt-hashed); false when there is no such user.
+export async function setPassword(db: Queryable, userId: string, password: string): Promise<boolean> {
+  const passwordHash = await hashPassword(password);
+  const rows = await db.query<{ id: string }>(
+    "update users set password_hash = $2, updated_at = now() where id = $1 returning id",
+    [userId, passwordHash],
+  );
+  return rows.length > 0;
+}

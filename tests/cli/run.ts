@@ -20,12 +20,14 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-// Runs `npx tsx <script> ...args` from the project root and collects its output.
+// Runs `npx tsx <script> ...args` from the project root and collects its output; `input` is written to its standard
+// input, which is then closed (closed at once without it).
 export function runScript(
   script: string,
   args: string[],
   env: Record<string, string>,
   timeoutMs = 60_000,
+  input?: string,
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn("npx", ["tsx", script, ...args], { cwd: ROOT, env: cleanEnv(env) });
@@ -33,6 +35,8 @@ export function runScript(
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdin.on("error", () => undefined); // a child that exits without reading its input
+    child.stdin.end(input ?? "");
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("error", reject);
     child.on("close", (code) => {
