@@ -24,6 +24,8 @@ export async function proxy(request: NextRequest): Promise<Response> {
   response.headers.set("X-Content-Type-Options", "nosniff");
   response.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
   response.headers.set("X-Frame-Options", "DENY");
+  // The console shows an account's data: never stored by a browser or a shared cache.
+  if (/^\/console(\/|$)/.test(request.nextUrl.pathname)) response.headers.set("Cache-Control", "no-store");
   return response;
 }
 
