@@ -4,11 +4,11 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
+import { AuthSecretMissingError, authSecret } from "../lib/console/auth-secret";
 import { buildReason, buildServerModules } from "./lib/build";
 import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
-import { demoKeysPath, readDemoKeys } from "../lib/keys/demo-keys";
-import { displayPath, prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
+import { describeStartData, prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
 import { removePidFile, runningServerPid, writePidFile } from "./lib/pid-file";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -29,49 +29,6 @@ function run(cmd: string, args: string[]): Promise<number> {
   });
 }
 
-function printStartData(config: Config, data: StartData) {
-  const on = config.dbDriver === "pglite";
-  const stopFirst = on
-    ? " (stop this server first with Ctrl+C: the embedded database takes one process at a time)"
-    : "";
-  if (data.kind === "seeded") {
-    const width = Math.max(...data.keys.map((k) => k.org.length));
-    const lines = [
-      "",
-      `Demo catalog loaded in ${seconds(data.ms)}.`,
-      "",
-      `  API keys (all read scopes; also saved in ${data.keysFile}, mode 0600):`,
-      ...data.keys.map((k) => `    ${k.org.padEnd(width)}  ${k.key}`),
-      "",
-      "  Portal sign-in (owner of the demo organizations, staff) — the password is shown only now:",
-      `    email     ${data.user.email}`,
-      `    password  ${data.user.password}`,
-      "",
-      "  Try it:",
-      `    curl -H "Authorization: Bearer ${data.keys[0]?.key ?? "<key>"}" "${config.baseUrl}/public/v1/products?perPage=5"`,
-      "",
-    ];
-    console.log(lines.join("\n"));
-  } else if (data.kind === "existing") {
-    const org = data.orgSlugs.includes("acme") ? "acme" : data.orgSlugs[0]!;
-    console.log(
-      `Organizations: ${data.orgSlugs.slice(0, 10).join(", ")}${data.orgSlugs.length > 10 ? ", …" : ""}`,
-    );
-    console.log(`To get an API key: npm run keys -- create --org ${org}${stopFirst}.`);
-    const demo = on ? readDemoKeys(config.DATA_DIR) : null;
-    if (demo?.keys.length) {
-      console.log(`Demo keys of the first start: ${displayPath(demoKeysPath(config.DATA_DIR))}`);
-    }
-  } else if (data.reason === "server") {
-    console.log(
-      "The database has no organizations. A configured server database is never filled unasked:\n" +
-        "load the demo with `npm run db:seed`, then create a key with `npm run keys -- create --org acme`.",
-    );
-  } else {
-    console.log("The database has no organizations (DEMO_SEED=never): nothing was seeded.");
-  }
-}
-
 async function main() {
   loadEnvFiles(ROOT);
   process.env.NEXT_TELEMETRY_DISABLED ??= "1"; // no network here, and nothing to report
@@ -84,6 +41,15 @@ async function main() {
     throw err;
   }
   process.chdir(ROOT);
+
+  // The console's session secret: AUTH_SECRET, required with a database server; on the embedded default, created
+  // now in DATA_DIR/auth-secret (mode 0600) when missing, so that sessions outlive a restart.
+  try {
+    authSecret(config);
+  } catch (err) {
+    if (err instanceof AuthSecretMissingError) fail(err.message);
+    throw err;
+  }
 
   const holder = runningServerPid(config.DATA_DIR);
   if (holder !== null && config.dbDriver === "pglite") {
@@ -128,7 +94,7 @@ async function main() {
     if (err instanceof DatabaseBusyError) fail(err.message);
     throw err;
   }
-  printStartData(config, data);
+  console.log(describeStartData(config, data));
   process.off("SIGINT", onEarlySignal);
   process.off("SIGTERM", onEarlySignal);
 
