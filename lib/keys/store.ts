@@ -120,6 +120,21 @@ export async function listApiKeys(db: Queryable, orgId: string): Promise<ApiKeyS
   );
 }
 
+// One of an organization's keys by id, or null (another organization's key is null too); `lock` takes a row lock
+// for the caller's transaction.
+export async function getApiKey(
+  db: Queryable,
+  orgId: string,
+  keyId: string,
+  lock = false,
+): Promise<ApiKeySummary | null> {
+  const rows = await db.query<ApiKeySummary>(
+    `select ${KEY_COLUMNS} from api_keys where id = $1 and org_id = $2 ${lock ? "for update" : ""}`,
+    [keyId, orgId],
+  );
+  return rows[0] ?? null;
+}
+
 // Revokes a key given its full secret (looked up by hash) or its id, optionally only within one organization;
 // returns the key (already revoked keys keep their first revocation time) or null when there is no such key.
 export async function revokeApiKey(
@@ -168,7 +183,8 @@ export interface RolledApiKey {
 
 // Rolls a key inside the caller's transaction (see rollKey): locks the old row, creates a key with the same name
 // and scopes (no expiry), and sets the old key's expiry to now + grace (0: now), never later than an expiry it
-// already had. Null when the organization has no such key; KeyNotActiveError when it is revoked, expired or rolled.
+// already had (truncated to the column's milliseconds, so that grace 0 is already past, never rounded up to the
+// next millisecond). Null when the organization has no such key; KeyNotActiveError when it is revoked, expired or rolled.
 export async function rollKeyIn(
   tx: Queryable,
   orgId: string,
@@ -177,10 +193,7 @@ export async function rollKeyIn(
   createdBy: string | null = null,
 ): Promise<RolledApiKey | null> {
   if (!Number.isSafeInteger(graceSeconds) || graceSeconds < 0) throw new Error("Invalid grace period");
-  const [old] = await tx.query<ApiKeySummary & { scopes: string[] }>(
-    `select ${KEY_COLUMNS} from api_keys where id = $1 and org_id = $2 for update`,
-    [keyId, orgId],
-  );
+  const old = await getApiKey(tx, orgId, keyId, true);
   if (!old) return null;
   if (old.status !== "active") throw new KeyNotActiveError(keyId, old.status);
   if (old.rolledTo) throw new KeyNotActiveError(keyId, "rolled");
@@ -194,7 +207,7 @@ export async function rollKeyIn(
   });
   const [previous] = await tx.query<ApiKeySummary>(
     `update api_keys
-        set expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), now() + make_interval(secs => $3)),
+        set expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), date_trunc('milliseconds', now() + make_interval(secs => $3))),
             rolled_to = $4
       where id = $1 and org_id = $2
       returning ${KEY_COLUMNS}`,

@@ -1,0 +1,10 @@
+// The organization's API keys: GET lists them (every member), POST creates one (owners and admins).
+import { consoleRoute } from "@/lib/console/http";
+import { createOrgKey, listOrgKeys } from "@/lib/console/keys";
+
+export const dynamic = "force-dynamic";
+export const GET = consoleRoute<{ org: string }>(({ rt, user, params }) => listOrgKeys(rt, user, params.org));
+export const POST = consoleRoute<{ org: string }>(
+  ({ rt, user, params, body }) => createOrgKey(rt, user, params.org, body),
+  { status: 201 },
+);

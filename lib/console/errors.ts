@@ -1,0 +1,64 @@
+// Every error the console's routes can answer, one table: status, stable code, HTTP reason phrase, default message.
+// Thrown anywhere in lib/console as a ConsoleError, mapped to a JSON response once (lib/console/http.ts).
+export const CONSOLE_ERRORS = {
+  CONSOLE_INVALID: { status: 400, error: "Bad Request", message: "The request is invalid." },
+  CONSOLE_UNAUTHENTICATED: { status: 401, error: "Unauthorized", message: "Sign in to use the console." },
+  CONSOLE_FORBIDDEN: {
+    status: 403,
+    error: "Forbidden",
+    message: "Your role in this organization does not allow this.",
+  },
+  CONSOLE_CSRF: {
+    status: 403,
+    error: "Forbidden",
+    message:
+      "The request did not come from the console (origin or CSRF token missing or wrong). Reload the page.",
+  },
+  // An organization the user is not a member of answers like one that does not exist.
+  CONSOLE_NOT_FOUND: { status: 404, error: "Not Found", message: "Not found." },
+  CONSOLE_KEY_NOT_ACTIVE: {
+    status: 409,
+    error: "Conflict",
+    message: "Only an active key that has not been rolled yet can be rolled.",
+  },
+  CONSOLE_INTERNAL_ERROR: { status: 500, error: "Internal Server Error", message: "Internal server error." },
+  CONSOLE_UNAVAILABLE: {
+    status: 503,
+    error: "Service Unavailable",
+    message: "The console is unavailable for a moment; try again shortly.",
+  },
+} as const satisfies Record<string, { status: number; error: string; message: string }>;
+
+// A stable error code of the console.
+export type ConsoleErrorCode = keyof typeof CONSOLE_ERRORS;
+
+// The JSON body of every console error.
+export interface ConsoleErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  code: ConsoleErrorCode;
+}
+
+// The one error class of the console: a code from the table, optionally a more precise message.
+export class ConsoleError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ConsoleErrorCode,
+    message?: string,
+  ) {
+    super(message ?? CONSOLE_ERRORS[code].message);
+    this.name = "ConsoleError";
+    this.status = CONSOLE_ERRORS[code].status;
+  }
+
+  /** The response body of this error. */
+  body(): ConsoleErrorBody {
+    return {
+      statusCode: this.status,
+      error: CONSOLE_ERRORS[this.code].error,
+      message: this.message,
+      code: this.code,
+    };
+  }
+}

@@ -1,0 +1,128 @@
+// The console's HTTP edge: `consoleRoute(handler)` wraps a route handler under /api/console with the signed-in user
+// (401 without one), the cross-site request checks of state-changing methods (Origin equal to the base URL's AND an
+// X-CSRF-Token bound to the user's session, else 403), JSON in and out, and one mapping of every thrown error to
+// `{ statusCode, error, message, code }`. Every answer is `Cache-Control: no-store`, `nosniff`, and never has CORS
+// headers. Web-standard: a test or any server calls the handler with a Request.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Config } from "@/lib/config";
+import { isUnavailableError } from "@/lib/public-api/errors";
+import { getRuntime, type Runtime } from "@/lib/runtime";
+import { authSecret } from "./auth-secret";
+import { ConsoleError } from "./errors";
+import { getConsoleUser, type ConsoleUser } from "./session";
+
+// The header that carries the console's CSRF token on state-changing requests.
+export const CSRF_HEADER = "X-CSRF-Token";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const SESSION_COOKIE = /^(?:__Secure-)?authjs\.session-token(?:\.(\d+))?$/;
+
+// The session cookie's value in a Cookie header (Auth.js splits a large one into .0, .1, …), or "".
+export function sessionCookieValue(headers: Headers): string {
+  const parts: Array<[number, string]> = [];
+  for (const pair of (headers.get("cookie") ?? "").split(";")) {
+    const eq = pair.indexOf("=");
+    if (eq < 0) continue;
+    const m = SESSION_COOKIE.exec(pair.slice(0, eq).trim());
+    if (m) parts.push([m[1] === undefined ? -1 : Number(m[1]), pair.slice(eq + 1).trim()]);
+  }
+  return parts
+    .sort((a, b) => a[0] - b[0])
+    .map(([, v]) => v)
+    .join("");
+}
+
+// The CSRF token of a user's session: an HMAC (the sessions' secret) of the user id and the session cookie, so a
+// token is worth nothing without that very session. Pages embed it; the client sends it back in X-CSRF-Token.
+export function csrfTokenFor(
+  config: Pick<Config, "AUTH_SECRET" | "DATA_DIR" | "dbDriver">,
+  userId: string,
+  requestHeaders: Headers,
+): string {
+  return createHmac("sha256", authSecret(config))
+    .update(`console-csrf\0${userId}\0${sessionCookieValue(requestHeaders)}`)
+    .digest("base64url");
+}
+
+// Refuses a state-changing request that is not from the console itself: its Origin must be the base URL's and its
+// X-CSRF-Token the session's token (SameSite=Lax cookies alone leave same-site subdomains and old browsers open).
+export function checkCsrf(rt: Runtime, user: ConsoleUser, request: Request): void {
+  const origin = request.headers.get("origin");
+  if (!origin || origin !== new URL(rt.config.baseUrl).origin) {
+    throw new ConsoleError("CONSOLE_CSRF", "Cross-origin request refused: the Origin is not the console's.");
+  }
+  const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? "");
+  const expected = Buffer.from(csrfTokenFor(rt.config, user.id, request.headers));
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
+    throw new ConsoleError("CONSOLE_CSRF");
+}
+
+// What a console handler receives.
+export interface ConsoleContext<P> {
+  rt: Runtime;
+  user: ConsoleUser;
+  params: P;
+  /** The parsed JSON body of a state-changing request ({} when empty). */
+  body: unknown;
+  request: Request;
+}
+
+// Wraps a console handler as a Next.js route handler: the handler returns the JSON body of a success.
+export function consoleRoute<P extends Record<string, string> = Record<string, never>>(
+  handler: (c: ConsoleContext<P>) => Promise<unknown>,
+  opts: { status?: number } = {},
+): (request: Request, context: { params: Promise<P> }) => Promise<Response> {
+  return async (request, context) => {
+    try {
+      const rt = getRuntime();
+      const user = await getConsoleUser(request.headers, rt);
+      if (!user) throw new ConsoleError("CONSOLE_UNAUTHENTICATED");
+      let body: unknown = {};
+      if (!SAFE_METHODS.has(request.method)) {
+        checkCsrf(rt, user, request);
+        body = await readJson(request);
+      }
+      const params = await context.params;
+      return json(opts.status ?? 200, await handler({ rt, user, params, body, request }));
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+// Maps anything thrown to the console's error body; internal detail is logged, never sent.
+export function errorResponse(err: unknown): Response {
+  let e: ConsoleError;
+  if (err instanceof ConsoleError) e = err;
+  else if (isUnavailableError(err)) {
+    console.error("[console] back end unavailable:", (err as Error).message);
+    e = new ConsoleError("CONSOLE_UNAVAILABLE");
+  } else {
+    console.error("[console] internal error:", err);
+    e = new ConsoleError("CONSOLE_INTERNAL_ERROR");
+  }
+  const res = json(e.status, e.body());
+  if (e.status === 503) res.headers.set("Retry-After", "5");
+  return res;
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      "Content-Type": "application/json; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ConsoleError("CONSOLE_INVALID", "The body is not valid JSON.");
+  }
+}
