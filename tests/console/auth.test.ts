@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/db/users";
-import { loadConfig } from "@/lib/config";
+import { ConfigError, loadConfig } from "@/lib/config";
 import { authSecret, authSecretPath, AuthSecretMissingError } from "@/lib/console/auth-secret";
 import { getConsoleUser } from "@/lib/console/session";
+import { runScript } from "../cli/run";
 import { setupApi, type ApiFixture } from "../support/api";
 import { cookieHeader, sessionCookieName, setCookieLine, signIn, signOut } from "../support/console";
 
@@ -159,5 +160,56 @@ describe("the session secret", () => {
     expect(() => authSecret(server)).toThrow(AuthSecretMissingError);
     expect(() => authSecret(server)).toThrow(/AUTH_SECRET/);
     expect(authSecret({ ...server, AUTH_SECRET: secret })).toBe(secret);
+  });
+});
+
+describe("sign-in configuration", () => {
+  const oidc = {
+    AUTH_OIDC_ISSUER: "https://login.example.com",
+    AUTH_OIDC_CLIENT_ID: "console",
+    AUTH_OIDC_CLIENT_SECRET: "secret",
+  };
+
+  it("takes the three AUTH_OIDC_* variables together or none, naming each missing one", () => {
+    expect(loadConfig(oidc).AUTH_OIDC_ISSUER).toBe("https://login.example.com");
+    expect(loadConfig({}).AUTH_OIDC_ISSUER).toBeUndefined();
+    for (const missing of Object.keys(oidc)) {
+      const env: Record<string, string> = { ...oidc };
+      delete env[missing];
+      let error: unknown;
+      try {
+        loadConfig(env);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variables).toEqual([missing]);
+      expect((error as Error).message).toContain(missing);
+    }
+    expect(() => loadConfig({ AUTH_OIDC_CLIENT_ID: "only" })).toThrow(
+      /AUTH_OIDC_ISSUER, AUTH_OIDC_CLIENT_SECRET/,
+    );
+  });
+
+  it("limits failed sign-ins to 10 per 900 s by default, configurable", () => {
+    const c = loadConfig({});
+    expect([c.SIGN_IN_FAILURE_LIMIT, c.SIGN_IN_FAILURE_WINDOW_SECONDS]).toEqual([10, 900]);
+    const d = loadConfig({ SIGN_IN_FAILURE_LIMIT: "5", SIGN_IN_FAILURE_WINDOW_SECONDS: "60" });
+    expect([d.SIGN_IN_FAILURE_LIMIT, d.SIGN_IN_FAILURE_WINDOW_SECONDS]).toEqual([5, 60]);
+    expect(() => loadConfig({ SIGN_IN_FAILURE_LIMIT: "0" })).toThrow(/SIGN_IN_FAILURE_LIMIT/);
+  });
+
+  it("npm start refuses a database server without AUTH_SECRET (exit 1, naming it), before touching the database", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "start-"));
+    try {
+      const r = await runScript("scripts/start.ts", [], {
+        DATABASE_URL: "postgres://nobody@127.0.0.1:1/none",
+        DATA_DIR: dir,
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("AUTH_SECRET is required with a database server");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
