@@ -1,0 +1,42 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { OrgSwitcher } from "@/components/console/org-switcher";
+import { SignOutButton } from "@/components/console/sign-out-button";
+import { listMemberships } from "@/lib/console/access";
+import { getConsoleUser } from "@/lib/console/session";
+import { getRuntime } from "@/lib/runtime";
+import "./console.css";
+
+export const metadata: Metadata = {
+  title: { default: "Console", template: "%s · Console" },
+  robots: { index: false },
+};
+export const dynamic = "force-dynamic";
+
+// The console's frame: for a signed-in user, a bar with their organizations, their email and sign-out; the sign-in
+// page (no user) gets the page alone.
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const rt = getRuntime();
+  const user = await getConsoleUser(await headers(), rt).catch(() => null);
+  if (!user) return children;
+  const memberships = await listMemberships(await rt.db(), user.id);
+  return (
+    <>
+      <div className="console-bar">
+        <nav aria-label="Console">
+          <Link href="/console">Console</Link>
+        </nav>
+        {memberships.length ? (
+          <OrgSwitcher
+            orgs={memberships.map((m) => ({ slug: m.org.slug, name: m.org.name, role: m.role }))}
+          />
+        ) : null}
+        <span className="console-user">{user.email}</span>
+        <SignOutButton />
+      </div>
+      {children}
+    </>
+  );
+}

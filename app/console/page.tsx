@@ -1,0 +1,24 @@
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { listMemberships } from "@/lib/console/access";
+import { getConsoleUser } from "@/lib/console/session";
+import { getRuntime } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+
+// /console: the sign-in page when signed out, else the keys of the user's first organization.
+export default async function ConsoleHome() {
+  const rt = getRuntime();
+  const user = await getConsoleUser(await headers(), rt);
+  if (!user) redirect("/console/sign-in");
+  const [first] = await listMemberships(await rt.db(), user.id);
+  if (first) redirect(`/console/${encodeURIComponent(first.org.slug)}/keys`);
+  return (
+    <div className="docs-content">
+      <h1>Console</h1>
+      <p className="lead">
+        Your account belongs to no organization yet. Ask an owner or admin of your organization to add you.
+      </p>
+    </div>
+  );
+}
