@@ -21,7 +21,7 @@ Manages the portal's accounts on the configured database
 Commands:
   create --email <email> --name <name> [--org <slug> --role <role>] [--staff] [--password-stdin]
       Creates an account; with --org, makes it a member of that organization with the role
-      (${ROLES.join(", ")}). --staff marks a product-team account (sees every organization).
+      (${ROLES.join(", ")}). --staff marks a product-team account (staff: changelog publishing).
       Without --password-stdin a password is generated and printed as the last line.
   add --email <email> --org <slug> --role <role>
       Makes an existing account a member of an organization, or changes its role there.

@@ -1,8 +1,21 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { MembershipRole } from "@/db/users";
 import type { Scope } from "./scopes";
 
-// The demo keys that the first embedded start created, as written to `${DATA_DIR}/demo-keys.json`.
+// A portal account that the first embedded start created, with its generated password: a member of one demo
+// organization (org, role), or a product-team account (isStaff, no organization).
+export interface DemoUser {
+  email: string;
+  name: string;
+  password: string;
+  org: string | null;
+  role: MembershipRole | null;
+  isStaff: boolean;
+}
+
+// The demo keys and accounts that the first embedded start created, as written to `${DATA_DIR}/demo-keys.json`
+// (`users` is absent from the files of earlier versions).
 export interface DemoKeysFile {
   createdAt: string;
   keys: {
@@ -14,14 +27,15 @@ export interface DemoKeysFile {
     scopes: Scope[];
     key: string;
   }[];
+  users?: DemoUser[];
 }
 
-// Where the demo keys of a data folder are written.
+// Where the demo keys and accounts of a data folder are written.
 export function demoKeysPath(dataDir: string): string {
   return path.resolve(dataDir, "demo-keys.json");
 }
 
-// Writes the demo keys file, readable by its owner only (mode 0600).
+// Writes the demo file (keys and accounts with their passwords), readable by its owner only (mode 0600).
 export function writeDemoKeys(dataDir: string, file: DemoKeysFile): string {
   const target = demoKeysPath(dataDir);
   mkdirSync(path.dirname(target), { recursive: true });

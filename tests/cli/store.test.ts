@@ -20,12 +20,12 @@ import {
   verifyUserCredentials,
 } from "@/db/users";
 import { findKeyByHash } from "@/lib/keys/cache";
-import { readDemoKeys } from "@/lib/keys/demo-keys";
+import { readDemoKeys, type DemoUser } from "@/lib/keys/demo-keys";
 import { hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { buildReason } from "@/scripts/lib/build";
 import { parseDuration } from "@/scripts/lib/duration";
-import { DEMO_USER_EMAIL, prepareStartData, type SeedDemo } from "@/scripts/lib/first-start";
+import { DEMO_USERS, describeStartData, prepareStartData, type SeedDemo } from "@/scripts/lib/first-start";
 import { removePidFile, runningServerPid, writePidFile } from "@/scripts/lib/pid-file";
 
 // The key and user store (lib/keys/store.ts, db/users.ts) and the start script's parts, on in-memory PGlite.
@@ -201,7 +201,7 @@ describe("first start (prepareStartData)", () => {
     return { orgs };
   };
 
-  it("seeds an empty embedded database once: demo keys, staff owner with a generated password, 0600 keys file", async () => {
+  it("seeds an empty embedded database once: demo keys, four demo accounts with generated passwords, 0600 demo file", async () => {
     const fresh = await openPglite("memory://");
     const dataDir = mkdtempSync(path.join(tmpdir(), "first-start-"));
     try {
@@ -228,18 +228,63 @@ describe("first start (prepareStartData)", () => {
       expect(readDemoKeys(dataDir)!.keys).toEqual(data.keys);
       expect(JSON.parse(readFileSync(file, "utf8")).keys[0].key).toBe(data.keys[0]!.key);
 
-      expect(data.user.email).toBe(DEMO_USER_EMAIL);
-      expect(data.user.password.length).toBeGreaterThanOrEqual(16);
-      const user = await verifyUserCredentials(fresh, DEMO_USER_EMAIL, data.user.password);
-      expect(user).toMatchObject({ isStaff: true });
-      const roles = await fresh.query<{ org_id: string; role: string }>(
-        "select org_id, role from memberships where user_id = $1 order by org_id",
-        [user!.id],
-      );
-      expect(roles).toEqual([
-        { org_id: "org_demo_acme", role: "owner" },
-        { org_id: "org_demo_globex", role: "owner" },
+      // Four accounts with generated passwords: acme's owner, globex's owner, an acme member, the product team.
+      expect(data.users.map(({ password: _p, ...u }) => u)).toEqual([
+        { email: "owner@acme.example", name: "Acme owner", org: "acme", role: "owner", isStaff: false },
+        { email: "owner@globex.example", name: "Globex owner", org: "globex", role: "owner", isStaff: false },
+        { email: "member@acme.example", name: "Acme member", org: "acme", role: "member", isStaff: false },
+        { email: "team@catalog.example", name: "Product team", org: null, role: null, isStaff: true },
       ]);
+      expect(data.users.map((u) => u.email)).toEqual(DEMO_USERS.map((u) => u.email));
+      expect(new Set(data.users.map((u) => u.password)).size).toBe(4);
+      const saved = readDemoKeys(dataDir)!.users!;
+      expect(saved).toEqual(data.users);
+      const memberships = await fresh.query<{ email: string; slug: string; role: string }>(
+        `select u.email, o.slug, m.role from memberships m join users u on u.id = m.user_id
+           join organizations o on o.id = m.org_id order by u.email, o.slug`,
+      );
+      expect(memberships).toEqual([
+        { email: "member@acme.example", slug: "acme", role: "member" },
+        { email: "owner@acme.example", slug: "acme", role: "owner" },
+        { email: "owner@globex.example", slug: "globex", role: "owner" },
+      ]);
+      for (const u of saved) {
+        expect(u.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
+        const user = await verifyUserCredentials(fresh, u.email, u.password);
+        expect(user, u.email).toMatchObject({ email: u.email, isStaff: u.isStaff });
+        expect(await verifyUserCredentials(fresh, u.email, `${u.password}x`)).toBeNull();
+      }
+      // Each demo key was created by its organization's owner.
+      const creators = await fresh.query<{ slug: string; email: string }>(
+        `select o.slug, u.email from api_keys k join organizations o on o.id = k.org_id
+           join users u on u.id = k.created_by order by o.slug`,
+      );
+      expect(creators).toEqual([
+        { slug: "acme", email: "owner@acme.example" },
+        { slug: "globex", email: "owner@globex.example" },
+      ]);
+
+      // What npm start prints: the console, acme's owner and the product team with their passwords, and the file.
+      const config = { dbDriver: "pglite" as const, DATA_DIR: dataDir, baseUrl: "http://localhost:3000" };
+      const printed = describeStartData(config, data);
+      const [acmeOwner, globexOwner, member, team] = data.users as [DemoUser, DemoUser, DemoUser, DemoUser];
+      expect(printed).toContain("http://localhost:3000/console");
+      expect(printed).toMatch(
+        new RegExp(`owner@acme\\.example\\s+${acmeOwner.password}\\s+\\(owner of acme\\)`),
+      );
+      expect(printed).toMatch(
+        new RegExp(`team@catalog\\.example\\s+${team.password}\\s+\\(product team, staff\\)`),
+      );
+      expect(printed).not.toContain(globexOwner.password);
+      expect(printed).not.toContain(member.password);
+      expect(printed).toContain(`in ${data.keysFile} (mode 0600`);
+      expect(printed).toContain(
+        "also owner@globex.example (owner of globex), member@acme.example (member of acme).",
+      );
+      for (const k of data.keys) expect(printed).toContain(k.key);
+      expect(describeStartData(config, { kind: "existing", orgSlugs: ["acme", "globex"] })).toContain(
+        `Demo keys and accounts of the first start (emails and passwords): ${data.keysFile}`,
+      );
 
       // A later start reuses the data and seeds nothing.
       let seededAgain = false;
