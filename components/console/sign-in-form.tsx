@@ -3,10 +3,20 @@
 // configured, "Sign in with SSO". Both need Auth.js' CSRF token, fetched once on load (it also sets its cookie).
 import { useEffect, useState } from "react";
 
-async function fetchCsrfToken(): Promise<string> {
-  const res = await fetch("/api/auth/csrf", { cache: "no-store" });
-  if (!res.ok) throw new Error(`csrf ${res.status}`);
-  return ((await res.json()) as { csrfToken: string }).csrfToken;
+let inflight: Promise<string> | undefined;
+
+// Auth.js' CSRF token (its cookie is set by the same answer). Concurrent calls share one request: two answers
+// racing would leave the cookie of one and the token of the other (React runs effects twice in development).
+function fetchCsrfToken(): Promise<string> {
+  inflight ??= fetch("/api/auth/csrf", { cache: "no-store" })
+    .then(async (res) => {
+      if (!res.ok) throw new Error(`csrf ${res.status}`);
+      return ((await res.json()) as { csrfToken: string }).csrfToken;
+    })
+    .finally(() => {
+      inflight = undefined;
+    });
+  return inflight;
 }
 
 // The sign-in forms; `sso` shows the SSO button, `callbackUrl` is where a successful sign-in lands.
