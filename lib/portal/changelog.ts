@@ -23,7 +23,13 @@ export interface ChangelogEntry {
   endpoints: string[];
   bodyMd: string;
   isPlanned: boolean;
+  /** A draft is seen only in the console's editor; the portal, its feeds and its search show published entries. */
+  status: ChangelogStatus;
 }
+
+// An entry's state in the editor (issue 13).
+export const CHANGELOG_STATUSES = ["draft", "published"] as const;
+export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
 
 interface Row {
   id: string;
@@ -35,6 +41,7 @@ interface Row {
   endpoints: string[] | string | null;
   body_md: string;
   is_planned: boolean;
+  status: ChangelogStatus;
 }
 
 function day(value: string | Date): string {
@@ -59,16 +66,11 @@ function textArray(value: Row["endpoints"]): string[] {
     .map((v) => v.replace(/^"|"$/g, ""));
 }
 
-// Every changelog entry, newest first (published ones and the planned ones of the roadmap). A database that cannot
-// be reached throws the driver's own error, which isUnavailableError recognises: the feeds answer it with a 503.
-export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
-  const database = db ?? (await getRuntime().db());
-  const rows = await database.query<Row>(
-    `select id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned
-       from changelog_entries
-      order by published_on desc, created_at desc, id desc`,
-  );
-  return rows.map((r) => ({
+const COLUMNS = `id, slug, title, published_on::text as published_on, type, breaking, endpoints, body_md, is_planned,
+       status`;
+
+function toEntry(r: Row): ChangelogEntry {
+  return {
     id: r.id,
     slug: r.slug,
     title: r.title,
@@ -78,7 +80,32 @@ export async function listChangelog(db?: Queryable): Promise<ChangelogEntry[]> {
     endpoints: textArray(r.endpoints),
     bodyMd: r.body_md,
     isPlanned: r.is_planned,
-  }));
+    status: r.status,
+  };
+}
+
+// The changelog, newest first: the published entries (those of the roadmap, `isPlanned`, included), read from the
+// database on every call so that publishing or unpublishing shows at once; `drafts: true` (the console's editor)
+// adds the drafts. A database that cannot be reached throws the driver's own error, which isUnavailableError
+// recognises: the feeds answer it with a 503.
+export async function listChangelog(
+  db?: Queryable,
+  options: { drafts?: boolean } = {},
+): Promise<ChangelogEntry[]> {
+  const database = db ?? (await getRuntime().db());
+  const rows = await database.query<Row>(
+    `select ${COLUMNS}
+       from changelog_entries
+      ${options.drafts ? "" : "where status = 'published'"}
+      order by published_on desc, created_at desc, id desc`,
+  );
+  return rows.map(toEntry);
+}
+
+// One entry by id, whatever its status (the editor's); undefined when there is none.
+export async function getChangelogEntry(db: Queryable, id: string): Promise<ChangelogEntry | undefined> {
+  const rows = await db.query<Row>(`select ${COLUMNS} from changelog_entries where id = $1`, [id]);
+  return rows[0] ? toEntry(rows[0]) : undefined;
 }
 
 // The answer to GET /changelog/rss.xml or /changelog/atom.xml: the feed, or an error in the public API's shape
