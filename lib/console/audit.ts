@@ -3,8 +3,17 @@ import { z } from "zod";
 import type { Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 
-// The actions recorded; the changelog editor adds `changelog.*` (with no organization).
-export const AUDIT_ACTIONS = ["api_key.created", "api_key.rolled", "api_key.revoked"] as const;
+// The actions recorded: an organization's keys, and the product team's changelog editor (with no organization).
+export const AUDIT_ACTIONS = [
+  "api_key.created",
+  "api_key.rolled",
+  "api_key.revoked",
+  "changelog.created",
+  "changelog.edited",
+  "changelog.published",
+  "changelog.unpublished",
+  "changelog.promoted",
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 // One event to record.
@@ -61,9 +70,32 @@ export async function listAudit(db: Queryable, orgId: string, limit = 100): Prom
       limit $2`,
     [orgId, n],
   );
-  // node-postgres parses jsonb; PGlite too; a driver that hands back text is parsed here.
-  return rows.map((r) => ({
+  return rows.map(parseDetails);
+}
+
+// The product team's events (no organization) about one target whose action starts with `actionPrefix` (e.g.
+// "changelog."), newest first, at most AUDIT_LIST_MAX: a changelog entry's history. `org_id is null` lets the
+// (org_id, created_at) index narrow the scan to the product team's events.
+export async function listStaffAuditForTarget(
+  db: Queryable,
+  targetId: string,
+  actionPrefix: string,
+): Promise<AuditEvent[]> {
+  const rows = await db.query<AuditEvent>(
+    `select id, actor_id as "actorId", actor_email as "actorEmail", action, target_id as "targetId", details,
+            ${isoSql("created_at")} as "createdAt"
+       from audit_events where org_id is null and target_id = $1 and starts_with(action, $2)
+      order by created_at desc, id desc
+      limit $3`,
+    [targetId, actionPrefix, AUDIT_LIST_MAX],
+  );
+  return rows.map(parseDetails);
+}
+
+// node-postgres parses jsonb; PGlite too; a driver that hands back text is parsed here.
+function parseDetails(r: AuditEvent): AuditEvent {
+  return {
     ...r,
     details: typeof r.details === "string" ? (JSON.parse(r.details) as AuditEvent["details"]) : r.details,
-  }));
+  };
 }

@@ -21,6 +21,11 @@ export const CONSOLE_ERRORS = {
     error: "Conflict",
     message: "Only an active key that has not been rolled yet can be rolled.",
   },
+  CONSOLE_CHANGELOG_NOT_PLANNED: {
+    status: 409,
+    error: "Conflict",
+    message: "Only a planned (roadmap) entry can be promoted to released.",
+  },
   CONSOLE_INTERNAL_ERROR: { status: 500, error: "Internal Server Error", message: "Internal server error." },
   CONSOLE_UNAVAILABLE: {
     status: 503,
