@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
-import { Markdown } from "@/components/markdown";
-import { listChangelog, type ChangelogEntry } from "@/lib/portal/changelog";
+import { listChangelog, renderChangelogBody, type ChangelogEntry } from "@/lib/portal/changelog";
+
+// Read from the database on every request: an entry published or unpublished in the console shows at once.
+export const dynamic = "force-dynamic";
 
 // Title and description of the changelog.
 export const metadata: Metadata = {
@@ -46,7 +48,8 @@ function Entry({ e }: { e: ChangelogEntry }) {
           ))}
         </p>
       ) : null}
-      <Markdown source={e.bodyMd} />
+      {/* Inert whatever its author typed: markdown, then the allow-list sanitizer. */}
+      <div className="prose" dangerouslySetInnerHTML={{ __html: renderChangelogBody(e.bodyMd) }} />
     </article>
   );
 }

@@ -6,7 +6,10 @@ import { getConfig } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
 import { errorResponse } from "@/lib/public-api/error-response";
 import { baseHeaders } from "@/lib/public-api/headers";
-import { markdownToText, renderMarkdown } from "./markdown";
+import { markdownToText, renderChangelogBody } from "./markdown";
+
+// The one renderer of a changelog body (the page, the feeds, the console editor's preview).
+export { renderChangelogBody };
 
 // The change types of Keep a Changelog.
 export const CHANGE_TYPES = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"] as const;
@@ -151,7 +154,7 @@ export function changelogFeed(entries: ChangelogEntry[], baseUrl: string, format
       date,
       published: date,
       description: markdownToText(e.bodyMd).slice(0, 300),
-      content: renderMarkdown(e.bodyMd, baseUrl),
+      content: renderChangelogBody(e.bodyMd, { absoluteBase: baseUrl }),
       category: [{ name: e.type }, ...e.endpoints.map((p) => ({ name: p }))],
     });
   }

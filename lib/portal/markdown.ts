@@ -1,4 +1,5 @@
 import { Marked, type Tokens } from "marked";
+import sanitizeHtml from "sanitize-html";
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -79,4 +80,76 @@ export function markdownToText(source: string): string {
 // Renders one line of markdown (code spans, emphasis, links) to inline HTML, with the same escaping rules.
 export function renderInlineMarkdown(source: string): string {
   return marked.parseInline(source) as string;
+}
+
+const HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"] as const;
+
+// What a changelog body may contain once rendered: exactly the elements and attributes the portal's markdown
+// produces, nothing else (no style, no event handler, no script, frame, form, svg or math), and URLs that are
+// http, https, mailto or relative (no protocol-relative //host, no javascript:, vbscript: or data:, however spelled:
+// the sanitizer decodes entities and drops control characters before it reads the scheme).
+// (allowedEmptyAttributes is an option of sanitize-html 2.12+ that @types/sanitize-html does not declare yet.)
+const CHANGELOG_HTML: sanitizeHtml.IOptions & { allowedEmptyAttributes: string[] } = {
+  allowedTags: [
+    "p",
+    "br",
+    "hr",
+    ...HEADINGS,
+    "a",
+    "strong",
+    "em",
+    "del",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "input",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "img",
+  ],
+  allowedAttributes: {
+    ...Object.fromEntries(HEADINGS.map((h) => [h, ["id"]])),
+    a: ["href", "title"],
+    img: ["src", "alt"],
+    ol: ["start"],
+    th: ["align"],
+    td: ["align"],
+    input: ["checked", "disabled", "type"],
+  },
+  // Heading anchors and the language of a fenced code block; any other class is dropped.
+  allowedClasses: { a: ["anchor"], code: [/^language-[\w.+-]+$/] },
+  allowedSchemes: ["http", "https", "mailto"],
+  allowedSchemesByTag: {},
+  allowedSchemesAppliedToAttributes: ["href", "src"],
+  allowProtocolRelative: false,
+  allowedEmptyAttributes: ["alt", "checked", "disabled"],
+  disallowedTagsMode: "discard",
+  // A task list's checkbox is the only input: always a disabled checkbox.
+  transformTags: {
+    input: (_tag, attribs) => ({
+      tagName: "input",
+      attribs: { ...(attribs.checked === undefined ? {} : { checked: "" }), disabled: "", type: "checkbox" },
+    }),
+  },
+  // The sanitizer decodes text and escapes it again; escape quotes as the markdown renderer does, so that safe
+  // markdown comes out byte for byte as renderMarkdown wrote it.
+  textFilter: (text) => text.replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
+};
+
+// The HTML of a changelog entry's body, inert whatever its author typed: the portal's markdown (raw HTML escaped,
+// unsafe links neutralised), then an allow-list sanitizer as a second, independent guard. The one function every
+// view of a changelog body uses: the /changelog page, the RSS and Atom feeds, the console editor's preview. With
+// absoluteBase, root-relative links and images point to that origin (feeds).
+export function renderChangelogBody(md: string, opts: { absoluteBase?: string } = {}): string {
+  const clean = sanitizeHtml(renderMarkdown(md, opts.absoluteBase), CHANGELOG_HTML);
+  // The sanitizer writes void elements as <br />; the renderer writes <br>. Text and attribute values have every
+  // ">" escaped, so " />" is only ever the end of a void element.
+  return clean.replace(/ \/>/g, ">");
 }
