@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { search } from "@/lib/portal/search";
+import { searchPortal } from "@/lib/portal/search";
 
 type Props = { searchParams: Promise<{ q?: string | string[] }> };
 
@@ -10,16 +10,17 @@ export async function generateMetadata({ searchParams }: Props): Promise<Metadat
   const text = (Array.isArray(q) ? q[0] : q)?.trim();
   return {
     title: text ? `Search: ${text.slice(0, 60)}` : "Search",
-    description: "Search the guides and the API reference of the Public Catalog API.",
+    description: "Search the guides, the API reference and the changelog of the Public Catalog API.",
     robots: { index: false },
   };
 }
 
-// Search over guides and reference, server-rendered (works without JavaScript).
+// Search over guides, reference and changelog, server-rendered (works without JavaScript); the changelog's entries
+// are read per request, so publishing or unpublishing one shows here at once.
 export default async function SearchPage({ searchParams }: Props) {
   const raw = (await searchParams).q;
   const q = ((Array.isArray(raw) ? raw[0] : raw) ?? "").slice(0, 200);
-  const hits = q.trim() ? search(q) : [];
+  const { hits, changelogUnavailable } = await searchPortal(q);
   return (
     <div className="docs-content">
       <h1>Search</h1>
@@ -41,9 +42,14 @@ export default async function SearchPage({ searchParams }: Props) {
       {q.trim() ? (
         <p className="muted" role="status">
           {hits.length} result{hits.length === 1 ? "" : "s"} for “{q}”
+          {changelogUnavailable
+            ? " in the guides and reference (the changelog cannot be searched right now)"
+            : ""}
         </p>
       ) : (
-        <p className="muted">Search the guides and every endpoint, parameter and field of the reference.</p>
+        <p className="muted">
+          Search the guides, every endpoint, parameter and field of the reference, and the changelog.
+        </p>
       )}
       <ul className="search-results">
         {hits.map((h) => (

@@ -119,7 +119,8 @@ export async function changelogFeedResponse(format: "rss" | "atom"): Promise<Res
     return new Response(xml, {
       headers: {
         "Content-Type": `application/${format === "rss" ? "rss" : "atom"}+xml; charset=utf-8`,
-        "Cache-Control": "public, max-age=300",
+        // Caches revalidate every time: an entry unpublished in the console leaves the feeds at once.
+        "Cache-Control": "public, no-cache",
       },
     });
   } catch (err) {

@@ -1,13 +1,16 @@
 import "server-only";
+import type { Queryable } from "@/db/client";
+import { listChangelog, type ChangelogEntry } from "./changelog";
 import { getGuides } from "./guides";
 import { markdownToText, slugify } from "./markdown";
 import { getReferenceEndpoints } from "./reference";
+import { databaseReachable } from "./unavailable";
 
-// One searchable section: a guide section, an endpoint or one of its parameters.
+// One searchable section: a guide section, an endpoint or one of its parameters, a changelog entry.
 export interface SearchDoc {
   title: string;
   url: string;
-  kind: "Guide" | "Reference";
+  kind: "Guide" | "Reference" | "Changelog";
   text: string;
 }
 
@@ -26,7 +29,7 @@ function fold(text: string): string {
 
 let index: SearchDoc[] | undefined;
 
-// Every searchable section of the guides and the reference.
+// Every searchable section of the guides and the reference (built once from code: they change with a deployment).
 export function searchIndex(): SearchDoc[] {
   if (index) return index;
   const docs: SearchDoc[] = [];
@@ -71,15 +74,16 @@ function excerpt(text: string, term: string): string {
   return `${start > 0 ? "…" : ""}${text.slice(start, start + 180)}${start + 180 < text.length ? "…" : ""}`;
 }
 
-// Searches guides and reference: every word of the query must appear; title matches rank first.
-export function search(query: string, limit = 30): SearchHit[] {
+// Searches guides and reference, and `extra` documents (the changelog's): every word of the query must appear; title
+// matches rank first.
+export function search(query: string, limit = 30, extra: readonly SearchDoc[] = []): SearchHit[] {
   const terms = fold(query)
     .split(/[^a-z0-9:_./{}-]+/)
     .filter((t) => t.length > 0)
     .slice(0, 10);
   if (terms.length === 0) return [];
   const hits: SearchHit[] = [];
-  for (const d of searchIndex()) {
+  for (const d of [...searchIndex(), ...extra]) {
     const title = fold(d.title);
     const text = fold(d.text);
     let score = 0;
@@ -96,4 +100,35 @@ export function search(query: string, limit = 30): SearchHit[] {
     if (all) hits.push({ ...d, score, excerpt: excerpt(d.text, terms[0]!) });
   }
   return hits.sort((a, b) => b.score - a.score || a.title.localeCompare(b.title)).slice(0, limit);
+}
+
+// The searchable documents of changelog entries (published ones: listChangelog shows no drafts).
+export function changelogDocs(entries: readonly ChangelogEntry[]): SearchDoc[] {
+  return entries.map((e) => ({
+    kind: "Changelog",
+    title: `Changelog › ${e.title}`,
+    url: `/changelog#${e.slug}`,
+    text: `${e.isPlanned ? "Planned." : e.publishedOn} ${e.type}${e.breaking ? " (breaking)" : ""}. ${markdownToText(e.bodyMd)}${e.endpoints.length ? ` Endpoints: ${e.endpoints.join(", ")}.` : ""}`,
+  }));
+}
+
+// The search page's answer: guides and reference (from code), and the published changelog entries read from the
+// database on every search, so that an entry published or unpublished in the console is found, or not, at once.
+// While the database is unreachable the search still answers from guides and reference, with changelogUnavailable
+// set (a known outage is not waited for: the portal's shared health check answers at once). `db` is for tests.
+export async function searchPortal(
+  query: string,
+  options: { db?: Queryable; limit?: number } = {},
+): Promise<{ hits: SearchHit[]; changelogUnavailable: boolean }> {
+  if (!query.trim()) return { hits: [], changelogUnavailable: false };
+  let entries: ChangelogEntry[] | undefined;
+  try {
+    if (options.db || (await databaseReachable())) entries = await listChangelog(options.db);
+  } catch (err) {
+    console.error("[portal] search without the changelog:", err instanceof Error ? err.message : String(err));
+  }
+  return {
+    hits: search(query, options.limit, entries ? changelogDocs(entries) : []),
+    changelogUnavailable: entries === undefined,
+  };
 }
