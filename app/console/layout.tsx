@@ -27,6 +27,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <div className="console-bar">
         <nav aria-label="Console">
           <Link href="/console">Console</Link>
+          {user.isStaff ? <Link href="/console/changelog">Changelog</Link> : null}
         </nav>
         {memberships.length ? (
           <OrgSwitcher

@@ -6,13 +6,15 @@ import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-// /console: the sign-in page when signed out, else the keys of the user's first organization.
+// /console: the sign-in page when signed out, else the keys of the user's first organization; the product team
+// without an organization goes to the changelog editor.
 export default async function ConsoleHome() {
   const rt = getRuntime();
   const user = await getConsoleUser(await headers(), rt);
   if (!user) redirect("/console/sign-in");
   const [first] = await listMemberships(await rt.db(), user.id);
   if (first) redirect(`/console/${encodeURIComponent(first.org.slug)}/keys`);
+  if (user.isStaff) redirect("/console/changelog");
   return (
     <div className="docs-content">
       <h1>Console</h1>

@@ -1,0 +1,106 @@
+import type { Metadata } from "next";
+import { headers } from "next/headers";
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { ChangelogEntryView } from "@/components/changelog-entry";
+import { ChangelogEditor } from "@/components/console/changelog-editor";
+import { formatTime } from "@/components/console/format";
+import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog";
+import { ConsoleError } from "@/lib/console/errors";
+import { csrfTokenFor } from "@/lib/console/http";
+import { getConsoleUser } from "@/lib/console/session";
+import { CHANGE_TYPES } from "@/lib/portal/changelog";
+import { getRuntime } from "@/lib/runtime";
+
+export const metadata: Metadata = { title: "Changelog entry" };
+export const dynamic = "force-dynamic";
+
+const ACTIONS: Record<string, string> = {
+  "changelog.created": "created the draft",
+  "changelog.edited": "edited",
+  "changelog.published": "published",
+  "changelog.unpublished": "unpublished",
+  "changelog.promoted": "promoted to released",
+};
+
+// One changelog entry in the editor (product team only; anyone else gets the 404 page): the form, the preview
+// (the saved entry through the very component /changelog renders), publish / unpublish / promote, and its history.
+export default async function ChangelogEntryPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const rt = getRuntime();
+  const requestHeaders = await headers();
+  const user = await getConsoleUser(requestHeaders, rt);
+  if (!user) {
+    redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/changelog/${id}`)}`);
+  }
+  if (!user.isStaff) notFound();
+  const { entry, history } = await getEditorEntry(rt, user, id).catch((err: unknown) => {
+    if (err instanceof ConsoleError && err.status === 404) notFound();
+    throw err;
+  });
+  const paths = changelogEndpointPaths(rt);
+  return (
+    <div className="docs-content">
+      <p>
+        <Link href="/console/changelog">← Changelog</Link>
+      </p>
+      <h1>{entry.title}</h1>
+      <p className="lead">
+        {entry.status === "draft"
+          ? "A draft: only the product team sees it."
+          : "Published: on /changelog and in its feeds; changes show there as soon as they are saved."}
+      </p>
+      <div className="changelog-editor">
+        <section aria-label="Editor">
+          <ChangelogEditor
+            entry={entry}
+            endpoints={[...paths, ...entry.endpoints.filter((p) => !paths.includes(p))]}
+            types={CHANGE_TYPES}
+            csrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)}
+            today={new Date().toISOString().slice(0, 10)}
+          />
+        </section>
+        <section className="changelog-preview" aria-labelledby="preview-title">
+          <h2 id="preview-title">Preview: as /changelog shows it</h2>
+          <ChangelogEntryView e={entry} />
+        </section>
+      </div>
+      <section className="console-section" aria-labelledby="history-title">
+        <h2 id="history-title">History</h2>
+        {history.length === 0 ? (
+          <p>Nothing recorded yet (an entry that predates the editor).</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+                  </td>
+                  <td>{e.actorEmail}</td>
+                  <td>{describe(e.action, e.details)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function describe(action: string, d: Record<string, unknown>): string {
+  const what = ACTIONS[action] ?? action;
+  if (action === "changelog.edited" && Array.isArray(d.fields)) return `${what}: ${d.fields.join(", ")}`;
+  if (action === "changelog.promoted" && typeof d.publishedOn === "string") {
+    return `${what} on ${d.publishedOn}`;
+  }
+  return what;
+}
