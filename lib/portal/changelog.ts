@@ -6,7 +6,7 @@ import { getConfig } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
 import { errorResponse } from "@/lib/public-api/error-response";
 import { baseHeaders } from "@/lib/public-api/headers";
-import { markdownToText, renderChangelogBody } from "./markdown";
+import { escapeHtml, markdownToText, renderChangelogBody } from "./markdown";
 
 // The one renderer of a changelog body (the page, the feeds, the console editor's preview).
 export { renderChangelogBody };
@@ -150,13 +150,20 @@ export function changelogFeed(entries: ChangelogEntry[], baseUrl: string, format
     feed.addItem({
       id: link,
       guid: link,
-      title: `${e.type}${e.breaking ? " (breaking)" : ""}: ${e.title}`,
+      // Feed readers read the title and the summary as HTML (Atom says so: type="html"): both are escaped text, so
+      // that "<API_KEY>" shows and "<script>" or "]]>" typed by an author stays inert.
+      title: escapeHtml(`${e.type}${e.breaking ? " (breaking)" : ""}: ${e.title}`),
       link,
       date,
       published: date,
-      description: markdownToText(e.bodyMd).slice(0, 300),
+      description: escapeHtml(markdownToText(e.bodyMd).slice(0, 300)),
       content: renderChangelogBody(e.bodyMd, { absoluteBase: baseUrl }),
-      category: [{ name: e.type }, ...e.endpoints.map((p) => ({ name: p }))],
+      // The feed library leaves "<" and ">" raw in Atom's label attribute (malformed XML): a path has them
+      // percent-encoded anyway.
+      category: [
+        { name: e.type },
+        ...e.endpoints.map((p) => ({ name: p.replace(/[<>]/g, encodeURIComponent) })),
+      ],
     });
   }
   return format === "rss" ? feed.rss2() : feed.atom1();

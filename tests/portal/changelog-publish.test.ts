@@ -38,7 +38,7 @@ describe.each<Driver>(["pglite", "pg"])("publishing a changelog entry on %s", (d
 
   afterAll(async () => {
     await swapRuntime(undefined);
-    await close();
+    await close?.();
   });
 
   async function setStatus(status: "draft" | "published") {
