@@ -3,6 +3,8 @@
 // (the page, the editor's preview) and through the RSS and Atom feeds. The output is read with a real HTML parser
 // (parse5, which decodes entities as a browser does): no executable element, no event handler, no style, and every
 // URL http, https, mailto or relative.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import { describe, expect, it } from "vitest";
 import { changelogFeed, renderChangelogBody, type ChangelogEntry } from "@/lib/portal/changelog";
@@ -244,5 +246,33 @@ describe("the RSS and Atom feeds leave nothing live", () => {
       expect(problems(html), html).toEqual([]);
       expect(html).not.toMatch(/<script/i);
     }
+  });
+});
+
+// Every place that shows a body goes through the one renderer: no page or component hands a changelog body to
+// renderMarkdown or the Markdown component, and every dangerouslySetInnerHTML of a body is renderChangelogBody's.
+describe("one renderer for every changelog body", () => {
+  const files = ["app", "components"].flatMap((dir) =>
+    readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .filter((f) => /\.tsx?$/.test(f))
+      .map((f) => path.join(dir, f)),
+  );
+
+  it.each(files.filter((f) => /bodyMd/.test(readFileSync(f, "utf8"))))("%s", (file) => {
+    const source = readFileSync(file, "utf8");
+    expect(source).not.toMatch(/renderMarkdown\([^)]*bodyMd|<Markdown[^>]*bodyMd/);
+    for (const m of source.matchAll(/__html:\s*([^}]*)/g)) {
+      if (m[1]!.includes("bodyMd")) expect(m[1]).toMatch(/^renderChangelogBody\(/);
+    }
+  });
+
+  it("the page and the feeds use it", () => {
+    expect(readFileSync("components/changelog-entry.tsx", "utf8")).toMatch(
+      /renderChangelogBody\(e\.bodyMd\)/,
+    );
+    expect(readFileSync("app/changelog/page.tsx", "utf8")).toMatch(/ChangelogEntryView/);
+    expect(readFileSync("lib/portal/changelog.ts", "utf8")).toMatch(
+      /content: renderChangelogBody\(e\.bodyMd, \{ absoluteBase: baseUrl \}\)/,
+    );
   });
 });
