@@ -40,7 +40,7 @@ export default async function ChangelogEntryPage({ params }: { params: Promise<{
   });
   const paths = changelogEndpointPaths(rt);
   return (
-    <div className="docs-content">
+    <div className="docs-content console-wide">
       <p>
         <Link href="/console/changelog">← Changelog</Link>
       </p>
