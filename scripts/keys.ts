@@ -2,17 +2,15 @@
 import { parseArgs } from "node:util";
 import {
   createApiKey,
-  findOrganizationBySlug,
   InvalidScopeError,
   listApiKeys,
   revokeApiKey,
   validateScopes,
 } from "../lib/keys/store";
-import type { Database } from "../db/client";
 import { loadConfig, type Config } from "../lib/config";
 import { READ_SCOPES, type Scope } from "../lib/keys/scopes";
 import { CliError, runCli, UsageError } from "./lib/cli";
-import { describeDatabase, openMigratedDatabase } from "./lib/database";
+import { orgOrFail, withDatabase } from "./lib/database";
 import { parseDuration } from "./lib/duration";
 import { loadEnvFiles } from "./lib/env";
 
@@ -63,31 +61,6 @@ function pad(rows: string[][]): string {
         .trimEnd(),
     )
     .join("\n");
-}
-
-async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
-  const { db, applied } = await openMigratedDatabase(config);
-  if (applied.length)
-    console.error(`Applied migrations ${applied.join(", ")} to the ${describeDatabase(config)}.`);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
-
-async function orgOrFail(db: Database, slug: string) {
-  const org = await findOrganizationBySlug(db, slug);
-  if (org) return org;
-  const known = (
-    await db.query<{ slug: string }>("select slug from organizations order by slug limit 20")
-  ).map((r) => r.slug);
-  throw new CliError(
-    `Unknown organization "${slug}". ` +
-      (known.length
-        ? `Organizations: ${known.join(", ")}.`
-        : "The database has no organizations yet: run `npm start` once (it seeds the demo) or `npm run db:seed`."),
-  );
 }
 
 async function create(config: Config, values: ReturnType<typeof parse>["values"], positionals: string[]) {

@@ -1,12 +1,11 @@
 // `npm run users -- <command>`: creates portal accounts, adds them to organizations and resets their passwords, on
 // the configured database.
 import { parseArgs } from "node:util";
-import type { Database, Queryable } from "../db/client";
+import type { Queryable } from "../db/client";
 import { addMembership, createUser, findUserByEmail, setPassword, type MembershipRole } from "../db/users";
 import { loadConfig, type Config } from "../lib/config";
-import { findOrganizationBySlug } from "../lib/keys/store";
 import { CliError, runCli, UsageError } from "./lib/cli";
-import { describeDatabase, openMigratedDatabase } from "./lib/database";
+import { orgOrFail, withDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
 import { generatePassword, readPasswordFromStdin } from "./lib/password";
 
@@ -92,31 +91,6 @@ async function passwordOf(values: Values): Promise<{ password: string; generated
     );
   }
   return { password, generated: false };
-}
-
-async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
-  const { db, applied } = await openMigratedDatabase(config);
-  if (applied.length)
-    console.error(`Applied migrations ${applied.join(", ")} to the ${describeDatabase(config)}.`);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
-
-async function orgOrFail(db: Queryable, slug: string) {
-  const org = await findOrganizationBySlug(db, slug);
-  if (org) return org;
-  const known = (
-    await db.query<{ slug: string }>("select slug from organizations order by slug limit 20")
-  ).map((r) => r.slug);
-  throw new CliError(
-    `Unknown organization "${slug}". ` +
-      (known.length
-        ? `Organizations: ${known.join(", ")}.`
-        : "The database has no organizations yet: run `npm start` once (it seeds the demo) or `npm run db:seed`."),
-  );
 }
 
 async function userOrFail(db: Queryable, email: string) {

@@ -1,7 +1,9 @@
 import path from "node:path";
-import { openDatabase, type Database } from "../../db/client";
+import { openDatabase, type Database, type Queryable } from "../../db/client";
 import { migrate } from "../../db/migrate";
 import type { Config } from "../../lib/config";
+import { findOrganizationBySlug } from "../../lib/keys/store";
+import { CliError } from "./cli";
 import { runningServerPid } from "./pid-file";
 
 // The embedded database folder is held by a running server: another process must not open it.
@@ -44,4 +46,31 @@ export async function openMigratedDatabase(config: Config): Promise<{ db: Databa
     await db.close().catch(() => undefined);
     throw err;
   }
+}
+
+// Runs a CLI command on the configured database, migrated first (what was applied is said on stderr), then closed.
+export async function withDatabase<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
+  const { db, applied } = await openMigratedDatabase(config);
+  if (applied.length)
+    console.error(`Applied migrations ${applied.join(", ")} to the ${describeDatabase(config)}.`);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+// The organization of a slug, or a CliError that lists the known ones (or says how to get the demo).
+export async function orgOrFail(db: Queryable, slug: string) {
+  const org = await findOrganizationBySlug(db, slug);
+  if (org) return org;
+  const known = (
+    await db.query<{ slug: string }>("select slug from organizations order by slug limit 20")
+  ).map((r) => r.slug);
+  throw new CliError(
+    `Unknown organization "${slug}". ` +
+      (known.length
+        ? `Organizations: ${known.join(", ")}.`
+        : "The database has no organizations yet: run `npm start` once (it seeds the demo) or `npm run db:seed`."),
+  );
 }
