@@ -6,6 +6,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { ChangelogEntry } from "@/lib/portal/changelog";
+import { useConsolePost } from "./use-console-post";
 
 interface Props {
   /** The saved entry; null on the "New entry" page. */
@@ -23,35 +24,14 @@ const BASE = "/api/console/changelog";
 // The form and the entry's state changes.
 export function ChangelogEditor({ entry, endpoints, types, csrfToken, today }: Props) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { post, error, busy } = useConsolePost(csrfToken);
   const [dirty, setDirty] = useState(false);
 
+  // A change; the notice of the previous one is cleared first.
   async function send(path: string, body: unknown): Promise<{ entry: ChangelogEntry } | null> {
-    setBusy(true);
-    setError(null);
     setNotice(null);
-    try {
-      const res = await fetch(path, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrfToken },
-        body: JSON.stringify(body),
-        cache: "no-store",
-      });
-      const data = (await res.json().catch(() => null)) as
-        ({ entry: ChangelogEntry } & { message?: string }) | null;
-      if (!res.ok || !data) {
-        setError(data?.message ?? `The request failed (${res.status}).`);
-        return null;
-      }
-      return data;
-    } catch {
-      setError("The console could not be reached. Check your connection and try again.");
-      return null;
-    } finally {
-      setBusy(false);
-    }
+    return post<{ entry: ChangelogEntry }>(path, body);
   }
 
   async function save(e: FormEvent<HTMLFormElement>) {

@@ -9,6 +9,7 @@ import { CopyButton } from "@/components/copy-button";
 import { KEY_STORAGE } from "@/components/try-it/key-field";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/keys/store";
 import { formatTime } from "./format";
+import { useConsolePost } from "./use-console-post";
 
 interface Props {
   org: string;
@@ -25,34 +26,9 @@ type Pending = { keyId: string; action: "roll" | "revoke" } | null;
 export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOptions }: Props) {
   const router = useRouter();
   const [created, setCreated] = useState<{ key: CreatedApiKey; rolled: boolean } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { post: send, error, setError, busy } = useConsolePost(csrfToken);
   const [pending, setPending] = useState<Pending>(null);
   const base = `/api/console/orgs/${encodeURIComponent(org)}/keys`;
-
-  async function send<T>(path: string, body: unknown): Promise<T | null> {
-    setBusy(true);
-    setError(null);
-    try {
-      const res = await fetch(path, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-csrf-token": csrfToken },
-        body: JSON.stringify(body),
-        cache: "no-store",
-      });
-      const data = (await res.json().catch(() => null)) as (T & { message?: string }) | null;
-      if (!res.ok) {
-        setError(data?.message ?? `The request failed (${res.status}).`);
-        return null;
-      }
-      return data;
-    } catch {
-      setError("The console could not be reached. Check your connection and try again.");
-      return null;
-    } finally {
-      setBusy(false);
-    }
-  }
 
   async function create(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
