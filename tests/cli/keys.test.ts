@@ -1,72 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPg, openPglite, type Database } from "@/db/client";
-import { migrate } from "@/db/migrate";
 import { displayPrefix, hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
-import { createTestDatabase } from "../support/servers";
+import { pgliteBackend, postgresBackend, type Backend } from "./backends";
 import { lastLine, runScript } from "./run";
 
 // The keys CLI run as a real child process, on a Postgres server database and on the embedded default.
-
-interface Backend {
-  env: Record<string, string>;
-  dataDir: string;
-  /** Runs fn on the database the CLI uses (for PGlite: opened only while no CLI runs). */
-  withDb<T>(fn: (db: Database) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-const ORGS = [
-  { id: "org_cli_acme", slug: "acme", name: "Acme" },
-  { id: "org_cli_globex", slug: "globex", name: "Globex" },
-];
-
-async function insertOrgs(db: Database) {
-  await migrate(db);
-  for (const o of ORGS) {
-    await db.query("insert into organizations (id, slug, name) values ($1, $2, $3)", [o.id, o.slug, o.name]);
-  }
-}
-
-async function postgresBackend(): Promise<Backend> {
-  const t = await createTestDatabase("cli_keys");
-  const db = await openPg(t.url, 2);
-  await insertOrgs(db);
-  const dataDir = mkdtempSync(path.join(tmpdir(), "cli-keys-pg-"));
-  return {
-    env: { DATABASE_URL: t.url, DATA_DIR: dataDir },
-    dataDir,
-    withDb: (fn) => fn(db),
-    close: async () => {
-      await db.close();
-      await t.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function pgliteBackend(): Promise<Backend> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "cli-keys-pglite-"));
-  const withDb = async <T>(fn: (db: Database) => Promise<T>) => {
-    const db = await openPglite(path.join(dataDir, "pglite"));
-    try {
-      return await fn(db);
-    } finally {
-      await db.close();
-    }
-  };
-  await withDb(insertOrgs);
-  return {
-    env: { DATA_DIR: dataDir },
-    dataDir,
-    withDb,
-    close: async () => rmSync(dataDir, { recursive: true, force: true }),
-  };
-}
 
 function keyId(stdout: string): string {
   const m = /^\s*id:\s+(key_[0-9A-Za-z]+)\s*$/m.exec(stdout);
@@ -299,5 +240,5 @@ function keysSuite(label: string, open: () => Promise<Backend>) {
   });
 }
 
-keysSuite("a Postgres server (DATABASE_URL)", postgresBackend);
-keysSuite("the embedded default (PGlite under DATA_DIR)", pgliteBackend);
+keysSuite("a Postgres server (DATABASE_URL)", () => postgresBackend("keys"));
+keysSuite("the embedded default (PGlite under DATA_DIR)", () => pgliteBackend("keys"));

@@ -1,70 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPg, openPglite, type Database } from "@/db/client";
-import { migrate } from "@/db/migrate";
 import { verifyUserCredentials } from "@/db/users";
-import { createTestDatabase } from "../support/servers";
+import { pgliteBackend, postgresBackend, type Backend } from "./backends";
 import { lastLine, runScript } from "./run";
 
 // The users CLI run as a real child process, on a Postgres server database and on the embedded default.
-
-interface Backend {
-  env: Record<string, string>;
-  dataDir: string;
-  /** Runs fn on the database the CLI uses (for PGlite: opened only while no CLI runs). */
-  withDb<T>(fn: (db: Database) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-const ORGS = [
-  { id: "org_cli_acme", slug: "acme", name: "Acme" },
-  { id: "org_cli_globex", slug: "globex", name: "Globex" },
-];
-
-async function insertOrgs(db: Database) {
-  await migrate(db);
-  for (const o of ORGS) {
-    await db.query("insert into organizations (id, slug, name) values ($1, $2, $3)", [o.id, o.slug, o.name]);
-  }
-}
-
-async function postgresBackend(): Promise<Backend> {
-  const t = await createTestDatabase("cli_users");
-  const db = await openPg(t.url, 2);
-  await insertOrgs(db);
-  const dataDir = mkdtempSync(path.join(tmpdir(), "cli-users-pg-"));
-  return {
-    env: { DATABASE_URL: t.url, DATA_DIR: dataDir },
-    dataDir,
-    withDb: (fn) => fn(db),
-    close: async () => {
-      await db.close();
-      await t.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function pgliteBackend(): Promise<Backend> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "cli-users-pglite-"));
-  const withDb = async <T>(fn: (db: Database) => Promise<T>) => {
-    const db = await openPglite(path.join(dataDir, "pglite"));
-    try {
-      return await fn(db);
-    } finally {
-      await db.close();
-    }
-  };
-  await withDb(insertOrgs);
-  return {
-    env: { DATA_DIR: dataDir },
-    dataDir,
-    withDb,
-    close: async () => rmSync(dataDir, { recursive: true, force: true }),
-  };
-}
 
 function usersSuite(label: string, open: () => Promise<Backend>) {
   // Each step runs the CLI as a process (a PGlite boot each on the embedded default): slow on a loaded machine.
@@ -317,5 +258,5 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
   });
 }
 
-usersSuite("a Postgres server (DATABASE_URL)", postgresBackend);
-usersSuite("the embedded default (PGlite under DATA_DIR)", pgliteBackend);
+usersSuite("a Postgres server (DATABASE_URL)", () => postgresBackend("users"));
+usersSuite("the embedded default (PGlite under DATA_DIR)", () => pgliteBackend("users"));
