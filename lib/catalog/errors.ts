@@ -22,3 +22,26 @@ export class CountPendingError extends Error {
     this.name = "CountPendingError";
   }
 }
+
+// One offending field of a write: a JSON path ("values.price.EUR"), a stable code, French text.
+export interface WriteIssue {
+  field: string;
+  code: string;
+  message: string;
+}
+
+// Why the catalog refused a write: a malformed request, a family or category not in the organization, a unique
+// value already taken, or well-formed data that breaks a rule of the family. lib/public-api maps each to a status.
+export type WriteRefusal =
+  "invalid" | "family_not_found" | "category_not_found" | "conflict" | "unprocessable";
+
+// The catalog refused a write; `issues` names each offending field.
+export class CatalogWriteError extends Error {
+  constructor(
+    readonly refusal: WriteRefusal,
+    readonly issues: WriteIssue[],
+  ) {
+    super(`${refusal}: ${issues.map((i) => `${i.field} ${i.code}`).join(", ")}`);
+    this.name = "CatalogWriteError";
+  }
+}

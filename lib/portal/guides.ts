@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { ERRORS, type ErrorCode } from "@/lib/public-api/errors";
+import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
 import { getReferenceEndpoints } from "./reference";
 
 // One guide of the portal: its page slug, title, description (meta and lists) and markdown body.
@@ -22,7 +22,10 @@ const SCOPE_GRANTS: Record<string, string> = {
   "media:read": "read publicly exposed media (`GET /public/v1/media`)",
 };
 
-const ERROR_CONDITIONS: Record<ErrorCode, string> = {
+// The codes the guides document: those of V1 (the write preview's are not offered here yet).
+type ReadErrorCode = Exclude<ErrorCode, (typeof WRITE_ERROR_CODES)[number]>;
+
+const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
   PUBLIC_API_INVALID_QUERY:
     "A query parameter is unknown, repeated or invalid; the message names it and what is allowed.",
   PUBLIC_API_INVALID_PATH:
@@ -81,7 +84,9 @@ function endpointRows(): string {
     .join("\n");
 }
 
-const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+const ERROR_CODES = (Object.keys(ERRORS) as ErrorCode[]).filter(
+  (c): c is ReadErrorCode => !(WRITE_ERROR_CODES as readonly string[]).includes(c),
+);
 
 // Rows of the errors table (errors guide): one per error code.
 function errorRows(): string {

@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { CountPendingError, UnknownReferenceError } from "@/lib/catalog/errors";
-import { ERRORS, PublicApiError, errorBody, isUnavailableError } from "./errors";
+import {
+  CatalogWriteError,
+  CountPendingError,
+  UnknownReferenceError,
+  type WriteRefusal,
+} from "@/lib/catalog/errors";
+import { ERRORS, PublicApiError, errorBody, isUnavailableError, type ErrorCode } from "./errors";
 import { baseHeaders } from "./headers";
 
 // Seconds a client is asked to wait after a 503 (database or limiter unreachable).
@@ -14,6 +19,8 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers,
   let e: PublicApiError;
   if (err instanceof PublicApiError) e = err;
   else if (err instanceof UnknownReferenceError) e = invalidReference(err);
+  else if (err instanceof CatalogWriteError)
+    e = new PublicApiError(WRITE_REFUSALS[err.refusal], undefined, { details: err.issues });
   else if (isUnavailableError(err) || err instanceof CountPendingError) {
     console.error(`[public-api] ${requestId} back end unavailable:`, (err as Error).message);
     e = new PublicApiError("PUBLIC_API_UNAVAILABLE", undefined, {
@@ -46,6 +53,15 @@ export function plainError(
     method === "HEAD",
   );
 }
+
+// The catalog's refusals of a write, each to its code (and so its status).
+const WRITE_REFUSALS: Record<WriteRefusal, ErrorCode> = {
+  invalid: "PUBLIC_API_INVALID_BODY",
+  family_not_found: "PUBLIC_API_FAMILY_NOT_FOUND",
+  category_not_found: "PUBLIC_API_CATEGORY_NOT_FOUND",
+  conflict: "PUBLIC_API_CONFLICT",
+  unprocessable: "PUBLIC_API_UNPROCESSABLE",
+};
 
 // The catalog's refusal of a filter that names what the organization does not have: a 400 naming the parameter.
 function invalidReference(err: UnknownReferenceError): PublicApiError {

@@ -12,6 +12,11 @@ export const ERRORS = {
     error: "Bad Request",
     message: "Chemin de requête invalide : encodage en pourcentage incorrect.",
   },
+  PUBLIC_API_INVALID_BODY: {
+    status: 400,
+    error: "Bad Request",
+    message: "Corps de requête invalide.",
+  },
   PUBLIC_API_KEY_MISSING: { status: 401, error: "Unauthorized", message: "Clé API manquante." },
   PUBLIC_API_KEY_INVALID: { status: 401, error: "Unauthorized", message: "Clé API invalide." },
   PUBLIC_API_KEY_EXPIRED: { status: 401, error: "Unauthorized", message: "Clé API expirée." },
@@ -22,15 +27,45 @@ export const ERRORS = {
     message: "La clé API n'a pas le scope requis pour cette ressource.",
   },
   PUBLIC_API_NOT_FOUND: { status: 404, error: "Not Found", message: "Ressource introuvable." },
+  PUBLIC_API_FAMILY_NOT_FOUND: {
+    status: 404,
+    error: "Not Found",
+    message: "Famille introuvable dans l'organisation de la clé API.",
+  },
+  PUBLIC_API_CATEGORY_NOT_FOUND: {
+    status: 404,
+    error: "Not Found",
+    message: "Catégorie introuvable dans l'organisation de la clé API.",
+  },
   PUBLIC_API_METHOD_NOT_ALLOWED: {
     status: 405,
     error: "Method Not Allowed",
     message: "Méthode non autorisée sur cette ressource.",
   },
+  PUBLIC_API_CONFLICT: {
+    status: 409,
+    error: "Conflict",
+    message: "Une valeur unique est déjà utilisée dans l'organisation.",
+  },
+  PUBLIC_API_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    error: "Payload Too Large",
+    message: "Corps de requête trop volumineux.",
+  },
+  PUBLIC_API_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    error: "Unsupported Media Type",
+    message: "Type de contenu non pris en charge : envoyez Content-Type: application/json.",
+  },
   PUBLIC_API_RANGE_NOT_SATISFIABLE: {
     status: 416,
     error: "Range Not Satisfiable",
     message: "Plage d'octets invalide.",
+  },
+  PUBLIC_API_UNPROCESSABLE: {
+    status: 422,
+    error: "Unprocessable Entity",
+    message: "Les données ne respectent pas les règles du catalogue.",
   },
   PUBLIC_API_RATE_LIMIT_EXCEEDED: {
     status: 429,
@@ -52,28 +87,66 @@ export const ERRORS = {
 // A stable error code of the public API.
 export type ErrorCode = keyof typeof ERRORS;
 
-// The JSON body of every error response (the contract's shape plus code and requestId): its type, and the
-// OpenAPI document's Error schema.
-export const errorBodySchema = z
+// The codes only the write preview answers: the V1 document (switch off) does not list them.
+export const WRITE_ERROR_CODES = [
+  "PUBLIC_API_INVALID_BODY",
+  "PUBLIC_API_FAMILY_NOT_FOUND",
+  "PUBLIC_API_CATEGORY_NOT_FOUND",
+  "PUBLIC_API_CONFLICT",
+  "PUBLIC_API_PAYLOAD_TOO_LARGE",
+  "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+  "PUBLIC_API_UNPROCESSABLE",
+] as const satisfies readonly ErrorCode[];
+const READ_ERROR_CODES = (Object.keys(ERRORS) as ErrorCode[]).filter(
+  (c) => !(WRITE_ERROR_CODES as readonly string[]).includes(c),
+);
+
+// One offending field of a write request: where (a JSON path such as "values.price"), a stable code, French text.
+export const errorDetailSchema = z
   .object({
-    statusCode: z.number().int().meta({ description: "HTTP status.", example: 401 }),
-    message: z
-      .string()
-      .meta({ description: "Human-readable text, in French.", example: "Clé API invalide." }),
-    error: z.string().meta({ description: "HTTP reason phrase.", example: "Unauthorized" }),
-    code: z
-      .enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]])
-      .meta({ description: "Stable machine-readable code.", example: "PUBLIC_API_KEY_INVALID" }),
-    requestId: z.string().meta({
-      description: "Also in the X-Request-Id header.",
-      example: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
-    }),
-    retryAfter: z
-      .number()
-      .int()
-      .min(1)
+    field: z.string().meta({ description: "The offending field.", example: "values.price" }),
+    code: z.string().meta({ description: "Stable machine-readable code.", example: "INVALID_TYPE" }),
+    message: z.string().meta({ description: "Human-readable text, in French." }),
+  })
+  .strict();
+export type ErrorDetail = z.infer<typeof errorDetailSchema>;
+
+function errorBodyOf(codes: readonly ErrorCode[]) {
+  return z
+    .object({
+      statusCode: z.number().int().meta({ description: "HTTP status.", example: 401 }),
+      message: z
+        .string()
+        .meta({ description: "Human-readable text, in French.", example: "Clé API invalide." }),
+      error: z.string().meta({ description: "HTTP reason phrase.", example: "Unauthorized" }),
+      code: z
+        .enum(codes as [ErrorCode, ...ErrorCode[]])
+        .meta({ description: "Stable machine-readable code.", example: "PUBLIC_API_KEY_INVALID" }),
+      requestId: z.string().meta({
+        description: "Also in the X-Request-Id header.",
+        example: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
+      }),
+      retryAfter: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .meta({ description: "On 429 only: seconds to wait, equal to the Retry-After header.", example: 12 }),
+    })
+    .strict();
+}
+
+// The JSON body of an error response of the V1 reads (the contract's shape plus code and requestId): the OpenAPI
+// document's Error schema while the write preview is off.
+export const readErrorBodySchema = errorBodyOf(READ_ERROR_CODES);
+
+// The JSON body of every error response, the write preview's included: its `details` name each offending field.
+export const errorBodySchema = errorBodyOf(Object.keys(ERRORS) as ErrorCode[])
+  .extend({
+    details: z
+      .array(errorDetailSchema)
       .optional()
-      .meta({ description: "On 429 only: seconds to wait, equal to the Retry-After header.", example: 12 }),
+      .meta({ description: "Write preview only: each offending field of the request." }),
   })
   .strict();
 export type ErrorBody = z.infer<typeof errorBodySchema>;
@@ -84,7 +157,11 @@ export class PublicApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message?: string,
-    readonly extra: { retryAfter?: number; headers?: Record<string, string> } = {},
+    readonly extra: {
+      retryAfter?: number;
+      headers?: Record<string, string>;
+      details?: ErrorDetail[];
+    } = {},
   ) {
     super(message ?? ERRORS[code].message);
     this.name = "PublicApiError";
@@ -102,6 +179,7 @@ export function errorBody(err: PublicApiError, requestId: string): ErrorBody {
     requestId,
   };
   if (err.extra.retryAfter !== undefined) body.retryAfter = err.extra.retryAfter;
+  if (err.extra.details !== undefined) body.details = err.extra.details;
   return body;
 }
 

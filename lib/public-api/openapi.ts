@@ -9,7 +9,7 @@ import {
   productSchema,
 } from "@/lib/catalog/schemas";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
-import { ERRORS, errorBodySchema, type ErrorCode } from "./errors";
+import { ERRORS, readErrorBodySchema, type ErrorCode } from "./errors";
 
 type Json = Record<string, unknown>;
 
@@ -266,7 +266,7 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         Category: jsonSchema(categorySchema, "output"),
         Media: jsonSchema(mediaSchema, "output"),
         Pagination: jsonSchema(paginationSchema, "output"),
-        Error: jsonSchema(errorBodySchema, "output"),
+        Error: jsonSchema(readErrorBodySchema, "output"),
       },
       headers: {
         "X-Request-Id": {

@@ -23,17 +23,32 @@ export interface ApiContext<Q> {
   config: Config;
   /** The database and the catalog's caches, for lib/catalog. */
   catalog: CatalogContext;
+  /** A write's parsed JSON body (undefined for reads). */
+  body?: unknown;
 }
+
+// What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201).
+export class ApiAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+// Largest JSON body a write accepts, in bytes.
+export const WRITE_BODY_LIMIT = 64 * 1024;
 
 // A list handler: reads and returns the response body; everything else is the wrapper's.
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 
 const READ_METHODS = "GET, HEAD, OPTIONS";
 
-// Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400 → handler.
+// Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
+// → (writes: content type → 415, size → 413, JSON → 400) → handler.
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
-  opts: { scope: Scope; query: QueryDef<Q> },
+  opts: { scope: Scope; query: QueryDef<Q>; jsonBody?: boolean },
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const requestId = randomUUID();
@@ -58,6 +73,7 @@ export function withPublicApi<Q>(
         );
       }
       const query = parseQuery(new URL(request.url).searchParams, opts.query);
+      const input = opts.jsonBody ? await readJsonBody(request) : undefined;
       const body = await handler({
         request,
         requestId,
@@ -66,12 +82,68 @@ export function withPublicApi<Q>(
         query,
         config: rt.config,
         catalog: await rt.catalog(),
+        body: input,
       });
+      if (body instanceof ApiAnswer) {
+        for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
+        return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
+      }
       return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
     } catch (err) {
       return errorResponse(err, requestId, headers, head);
     }
   };
+}
+
+// A write's body: JSON by its content type (415), at most WRITE_BODY_LIMIT bytes (413), parsed (400).
+async function readJsonBody(request: Request): Promise<unknown> {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") {
+    throw new PublicApiError("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, {
+      details: [
+        {
+          field: "Content-Type",
+          code: "UNSUPPORTED_MEDIA_TYPE",
+          message: `Type de contenu « ${type.slice(0, 60) || "absent"} » non pris en charge : application/json attendu.`,
+        },
+      ],
+    });
+  }
+  const tooLarge = () =>
+    new PublicApiError(
+      "PUBLIC_API_PAYLOAD_TOO_LARGE",
+      `Corps de requête trop volumineux : ${WRITE_BODY_LIMIT / 1024} Ko au plus.`,
+      {
+        details: [
+          { field: "body", code: "TOO_LARGE", message: `Le corps dépasse ${WRITE_BODY_LIMIT} octets.` },
+        ],
+      },
+    );
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > WRITE_BODY_LIMIT) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > WRITE_BODY_LIMIT) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new PublicApiError("PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", {
+      details: [{ field: "body", code: "INVALID_JSON", message: "Le corps n'est pas un JSON valide." }],
+    });
+  }
 }
 
 // Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.

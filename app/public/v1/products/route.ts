@@ -1,10 +1,14 @@
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
+import { createProductRoute } from "@/lib/public-api/create-product";
 import { publicRoute } from "@/lib/public-api/with-public-api";
+import { getRuntime } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-// GET /public/v1/products (scope products:read); other methods answer 405.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicRoute(
-  ENDPOINTS.products.handler,
-  ENDPOINTS.products,
-);
+const read = publicRoute(ENDPOINTS.products.handler, ENDPOINTS.products);
+
+// GET /public/v1/products (scope products:read); POST creates a product while the write preview is switched on
+// (PUBLIC_API_WRITE_PREVIEW) and answers 405 like the other methods while it is off (V1).
+export const { GET, HEAD, OPTIONS, PUT, PATCH, DELETE } = read;
+export const POST = (request: Request): Promise<Response> =>
+  getRuntime().config.PUBLIC_API_WRITE_PREVIEW ? createProductRoute(request) : read.POST(request);

@@ -1,0 +1,458 @@
+import "server-only";
+import type { Database, Queryable } from "@/db/client";
+import { ID_PREFIX, isoSql, newId } from "@/db/schema";
+import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./errors";
+
+// Creation of a product from a write request: { familyId, categoryId, values } checked against the organization's
+// attributes, then the product and its values inserted in one transaction (the catalog version bumps by trigger).
+
+// What a creation answers.
+export interface CreatedProduct {
+  id: string;
+  familyId: string;
+  categoryId: string;
+  status: "draft";
+  createdAt: string;
+}
+
+// Longest TEXT and TEXTAREA values, in characters.
+export const TEXT_MAX = 255;
+export const TEXTAREA_MAX = 10_000;
+const ID_MAX = 128;
+const TOP_LEVEL = ["familyId", "categoryId", "values"];
+
+interface AttributeRow {
+  id: string;
+  code: string;
+  type: string;
+  unique_value: boolean;
+  is_scopable: boolean;
+}
+
+// One value to insert: attribute, channel (null: every channel), JSON value.
+interface ValueRow {
+  attribute: AttributeRow;
+  channelId: string | null;
+  value: unknown;
+}
+
+const refuse = (refusal: WriteRefusal, issues: WriteIssue[]): never => {
+  throw new CatalogWriteError(refusal, issues);
+};
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+// Minor-unit digits of each ISO 4217 currency the runtime knows (EUR 2, JPY 0, KWD 3…).
+let currencyDigits: Map<string, number> | undefined;
+function currencies(): Map<string, number> {
+  if (!currencyDigits) {
+    currencyDigits = new Map();
+    for (const c of Intl.supportedValuesOf("currency")) {
+      const digits = new Intl.NumberFormat("en", { style: "currency", currency: c }).resolvedOptions()
+        .maximumFractionDigits;
+      currencyDigits.set(c, digits ?? 2);
+    }
+  }
+  return currencyDigits;
+}
+
+const hasAtMostDecimals = (n: number, digits: number): boolean => Number(n.toFixed(digits)) === n;
+
+function isDate(v: unknown): boolean {
+  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00.000Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+}
+
+// Checks one (unscoped) value against its attribute's type; pushes what is wrong. Option and media references are
+// collected for a check against the database.
+function checkValue(
+  a: AttributeRow,
+  v: unknown,
+  field: string,
+  issues: WriteIssue[],
+  refs: {
+    options: { attribute: AttributeRow; code: string; field: string }[];
+    media: { id: string; field: string }[];
+  },
+): void {
+  const wrong = (expected: string): void => {
+    issues.push({
+      field,
+      code: "INVALID_TYPE",
+      message: `Valeur invalide pour « ${a.code} » : ${expected} attendu.`,
+    });
+  };
+  switch (a.type) {
+    case "TEXT":
+    case "TEXTAREA": {
+      const max = a.type === "TEXT" ? TEXT_MAX : TEXTAREA_MAX;
+      if (typeof v !== "string") return wrong("une chaîne de caractères");
+      if (v.trim() === "" || v.length > max) {
+        issues.push({
+          field,
+          code: "INVALID_LENGTH",
+          message: `Valeur invalide pour « ${a.code} » : de 1 à ${max} caractères attendus.`,
+        });
+      }
+      return;
+    }
+    case "NUMBER":
+      if (typeof v !== "number" || !Number.isFinite(v)) wrong("un nombre");
+      return;
+    case "BOOLEAN":
+      if (typeof v !== "boolean") wrong("un booléen (true ou false)");
+      return;
+    case "DATE":
+      if (!isDate(v)) wrong("une date AAAA-MM-JJ");
+      return;
+    case "PRICE": {
+      if (!isPlainObject(v) || Object.keys(v).length === 0)
+        return wrong("un objet code de devise ISO 4217 → montant");
+      for (const [cur, amount] of Object.entries(v)) {
+        const digits = currencies().get(cur);
+        const f = `${field}.${cur}`;
+        if (digits === undefined)
+          issues.push({
+            field: f,
+            code: "UNKNOWN_CURRENCY",
+            message: `Devise « ${cur.slice(0, 16)} » inconnue (ISO 4217).`,
+          });
+        else if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0)
+          issues.push({
+            field: f,
+            code: "INVALID_TYPE",
+            message: `Montant invalide : un nombre positif ou nul attendu.`,
+          });
+        else if (!hasAtMostDecimals(amount, digits))
+          issues.push({
+            field: f,
+            code: "INVALID_PRECISION",
+            message: `Montant invalide : au plus ${digits} décimale(s) pour ${cur}.`,
+          });
+      }
+      return;
+    }
+    case "SELECT":
+      if (typeof v !== "string" || v === "") return wrong("un code d'option");
+      refs.options.push({ attribute: a, code: v, field });
+      return;
+    case "MULTI_SELECT":
+      if (
+        !Array.isArray(v) ||
+        v.some((x) => typeof x !== "string" || x === "") ||
+        new Set(v).size !== v.length
+      )
+        return wrong("une liste de codes d'option distincts");
+      (v as string[]).forEach((code, i) => refs.options.push({ attribute: a, code, field: `${field}.${i}` }));
+      return;
+    case "MEDIA": {
+      const ids = typeof v === "string" ? [v] : v;
+      if (!Array.isArray(ids) || ids.length === 0 || ids.some((x) => typeof x !== "string" || x === ""))
+        return wrong("un identifiant de média ou une liste d'identifiants");
+      (ids as string[]).forEach((id, i) =>
+        refs.media.push({ id, field: typeof v === "string" ? field : `${field}.${i}` }),
+      );
+      return;
+    }
+    default:
+      wrong("un type connu");
+  }
+}
+
+// Checks the request's shape: a JSON object with familyId, categoryId and values, nothing else.
+function checkShape(body: unknown): {
+  familyId: string;
+  categoryId: string;
+  values: Record<string, unknown>;
+} {
+  if (!isPlainObject(body))
+    refuse("invalid", [
+      { field: "body", code: "INVALID_TYPE", message: "Le corps doit être un objet JSON." },
+    ]);
+  const b = body as Record<string, unknown>;
+  const issues: WriteIssue[] = [];
+  for (const k of Object.keys(b)) {
+    if (k === "organizationId")
+      issues.push({
+        field: k,
+        code: "FORBIDDEN_FIELD",
+        message: "Champ « organizationId » interdit : l'organisation est celle de la clé API.",
+      });
+    else if (!TOP_LEVEL.includes(k))
+      issues.push({
+        field: k.slice(0, 100),
+        code: "UNKNOWN_FIELD",
+        message: `Champ « ${k.slice(0, 100)} » inconnu. Champs acceptés : ${TOP_LEVEL.join(", ")}.`,
+      });
+  }
+  for (const k of ["familyId", "categoryId"] as const) {
+    const v = b[k];
+    if (v === undefined) issues.push({ field: k, code: "REQUIRED", message: `Champ « ${k} » obligatoire.` });
+    else if (typeof v !== "string" || v === "" || v.length > ID_MAX)
+      issues.push({
+        field: k,
+        code: "INVALID_TYPE",
+        message: `Champ « ${k} » invalide : un identifiant (chaîne de 1 à ${ID_MAX} caractères) attendu.`,
+      });
+  }
+  if (b.values === undefined)
+    issues.push({ field: "values", code: "REQUIRED", message: "Champ « values » obligatoire." });
+  else if (!isPlainObject(b.values))
+    issues.push({
+      field: "values",
+      code: "INVALID_TYPE",
+      message: "Champ « values » invalide : un objet code d'attribut → valeur attendu.",
+    });
+  if (issues.length > 0) refuse("invalid", issues);
+  return {
+    familyId: b.familyId as string,
+    categoryId: b.categoryId as string,
+    values: b.values as Record<string, unknown>,
+  };
+}
+
+// Validates a creation request of one organization against its catalog, then inserts the product and its values
+// in one transaction. Throws CatalogWriteError for every refusal.
+export async function createProduct(db: Database, orgId: string, body: unknown): Promise<CreatedProduct> {
+  const req = checkShape(body);
+  const codes = Object.keys(req.values);
+  const attributes = await db.query<AttributeRow>(
+    `select id, code, type, unique_value, is_scopable from attributes where org_id = $1 and code = any($2::text[])`,
+    [orgId, codes],
+  );
+  const byCode = new Map(attributes.map((a) => [a.code, a]));
+  const channels = new Set(
+    (await db.query<{ id: string }>("select id from channels where org_id = $1", [orgId])).map((c) => c.id),
+  );
+
+  const issues: WriteIssue[] = [];
+  const rows: ValueRow[] = [];
+  const refs = { options: [], media: [] } as Parameters<typeof checkValue>[4];
+  for (const code of codes) {
+    const a = byCode.get(code);
+    const field = `values.${code.slice(0, 100)}`;
+    if (!a) {
+      issues.push({
+        field,
+        code: "UNKNOWN_ATTRIBUTE",
+        message: `Attribut « ${code.slice(0, 100)} » inconnu dans l'organisation.`,
+      });
+      continue;
+    }
+    const v = req.values[code];
+    // A scopable attribute takes one value (every channel) or an object channel id → value.
+    const scoped =
+      a.is_scopable &&
+      isPlainObject(v) &&
+      Object.keys(v).length > 0 &&
+      (a.type !== "PRICE" || Object.keys(v).every((k) => channels.has(k)));
+    if (scoped) {
+      for (const [ch, cv] of Object.entries(v)) {
+        const f = `${field}.${ch.slice(0, 100)}`;
+        if (!channels.has(ch)) {
+          issues.push({
+            field: f,
+            code: "UNKNOWN_CHANNEL",
+            message: `Canal « ${ch.slice(0, 100)} » inconnu dans l'organisation.`,
+          });
+          continue;
+        }
+        checkValue(a, cv, f, issues, refs);
+        rows.push({ attribute: a, channelId: ch, value: cv });
+      }
+    } else {
+      checkValue(a, v, field, issues, refs);
+      rows.push({ attribute: a, channelId: null, value: v });
+    }
+  }
+  issues.push(
+    ...(await unknownOptions(db, orgId, refs.options)),
+    ...(await unknownMedia(db, orgId, refs.media)),
+  );
+  if (issues.length > 0) refuse("invalid", issues);
+
+  const [family] = await db.query("select 1 from families where org_id = $1 and id = $2", [
+    orgId,
+    req.familyId,
+  ]);
+  if (!family)
+    refuse("family_not_found", [
+      {
+        field: "familyId",
+        code: "NOT_FOUND",
+        message: "Famille introuvable dans l'organisation de la clé API.",
+      },
+    ]);
+  const [category] = await db.query("select 1 from categories where org_id = $1 and id = $2", [
+    orgId,
+    req.categoryId,
+  ]);
+  if (!category)
+    refuse("category_not_found", [
+      {
+        field: "categoryId",
+        code: "NOT_FOUND",
+        message: "Catégorie introuvable dans l'organisation de la clé API.",
+      },
+    ]);
+
+  const expected = await db.query<{ attribute_id: string; code: string; is_required: boolean }>(
+    `select fa.attribute_id, a.code, fa.is_required from family_attributes fa
+       join attributes a on a.org_id = fa.org_id and a.id = fa.attribute_id
+      where fa.org_id = $1 and fa.family_id = $2`,
+    [orgId, req.familyId],
+  );
+  const inFamily = new Set(expected.map((e) => e.code));
+  for (const code of codes)
+    if (!inFamily.has(code))
+      issues.push({
+        field: `values.${code}`,
+        code: "NOT_IN_FAMILY",
+        message: `L'attribut « ${code} » n'appartient pas à la famille.`,
+      });
+  for (const e of expected)
+    if (e.is_required && !(e.code in req.values))
+      issues.push({
+        field: `values.${e.code}`,
+        code: "REQUIRED",
+        message: `Attribut « ${e.code} » obligatoire pour cette famille.`,
+      });
+  const sku = req.values.sku;
+  if (typeof sku !== "string" && !issues.some((i) => i.field === "values.sku"))
+    issues.push({
+      field: "values.sku",
+      code: "REQUIRED",
+      message: "Attribut « sku » obligatoire : il donne l'identifiant du produit.",
+    });
+  if (issues.length > 0) refuse("unprocessable", issues);
+
+  const identifier = sku as string;
+  const label = labelOf(req.values.name) ?? identifier;
+  return db.transaction(async (tx) => {
+    await checkUnique(tx, orgId, identifier, rows);
+    const id = newId(ID_PREFIX.product);
+    let created: { created_at: string } | undefined;
+    try {
+      [created] = await tx.query<{ created_at: string }>(
+        `insert into products (id, org_id, identifier, label, status, family_id, category_id)
+         values ($1, $2, $3, $4, 'draft', $5, $6) returning ${isoSql("created_at")} as created_at`,
+        [id, orgId, identifier, label, req.familyId, req.categoryId],
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code === "23505") refuse("conflict", [skuTaken(identifier)]);
+      throw err;
+    }
+    await tx.query(
+      `insert into product_values (org_id, product_id, attribute_id, attribute_scopable, channel_id, value)
+       select $1, $2, t.attribute_id, t.scopable, t.channel_id, t.value::jsonb
+         from unnest($3::text[], $4::bool[], $5::text[], $6::text[]) as t(attribute_id, scopable, channel_id, value)`,
+      [
+        orgId,
+        id,
+        rows.map((r) => r.attribute.id),
+        rows.map((r) => r.attribute.is_scopable),
+        rows.map((r) => r.channelId),
+        rows.map((r) => JSON.stringify(r.value)),
+      ],
+    );
+    return {
+      id,
+      familyId: req.familyId,
+      categoryId: req.categoryId,
+      status: "draft",
+      createdAt: created!.created_at,
+    };
+  });
+}
+
+// The product's label: the name value, or its first channel's value when only scoped values are given.
+function labelOf(name: unknown): string | undefined {
+  if (typeof name === "string") return name;
+  if (isPlainObject(name)) return Object.values(name).find((v): v is string => typeof v === "string");
+  return undefined;
+}
+
+const skuTaken = (sku: string): WriteIssue => ({
+  field: "values.sku",
+  code: "ALREADY_EXISTS",
+  message: `Le SKU « ${sku.slice(0, 100)} » est déjà utilisé dans l'organisation.`,
+});
+
+// 409 when the SKU or the value of a uniqueValue attribute is already held by a product of the organization.
+async function checkUnique(
+  db: Queryable,
+  orgId: string,
+  identifier: string,
+  rows: ValueRow[],
+): Promise<void> {
+  const [taken] = await db.query("select 1 from products where org_id = $1 and identifier = $2", [
+    orgId,
+    identifier,
+  ]);
+  if (taken) refuse("conflict", [skuTaken(identifier)]);
+  const issues: WriteIssue[] = [];
+  for (const r of rows) {
+    if (!r.attribute.unique_value || r.attribute.code === "sku") continue;
+    const [hit] = await db.query(
+      "select 1 from product_values where org_id = $1 and attribute_id = $2 and value = $3::jsonb limit 1",
+      [orgId, r.attribute.id, JSON.stringify(r.value)],
+    );
+    if (hit)
+      issues.push({
+        field: `values.${r.attribute.code}${r.channelId ? `.${r.channelId}` : ""}`,
+        code: "ALREADY_EXISTS",
+        message: `La valeur de « ${r.attribute.code} » est déjà utilisée dans l'organisation.`,
+      });
+  }
+  if (issues.length > 0) refuse("conflict", issues);
+}
+
+// The option codes not known for their attribute. The schema has no table of options: the known codes of an
+// attribute are those its values in the organization already use.
+async function unknownOptions(
+  db: Queryable,
+  orgId: string,
+  refs: { attribute: AttributeRow; code: string; field: string }[],
+): Promise<WriteIssue[]> {
+  const issues: WriteIssue[] = [];
+  for (const r of refs) {
+    const [hit] = await db.query(
+      `select 1 from product_values where org_id = $1 and attribute_id = $2
+          and (value = to_jsonb($3::text) or value @> jsonb_build_array($3::text)) limit 1`,
+      [orgId, r.attribute.id, r.code],
+    );
+    if (!hit)
+      issues.push({
+        field: r.field,
+        code: "UNKNOWN_OPTION",
+        message: `Option « ${r.code.slice(0, 100)} » inconnue pour l'attribut « ${r.attribute.code} ».`,
+      });
+  }
+  return issues;
+}
+
+// The media ids that are not media of the organization.
+async function unknownMedia(
+  db: Queryable,
+  orgId: string,
+  refs: { id: string; field: string }[],
+): Promise<WriteIssue[]> {
+  if (refs.length === 0) return [];
+  const known = new Set(
+    (
+      await db.query<{ id: string }>("select id from media where org_id = $1 and id = any($2::text[])", [
+        orgId,
+        refs.map((r) => r.id),
+      ])
+    ).map((m) => m.id),
+  );
+  return refs
+    .filter((r) => !known.has(r.id))
+    .map((r) => ({
+      field: r.field,
+      code: "UNKNOWN_MEDIA",
+      message: `Média « ${r.id.slice(0, 100)} » introuvable dans l'organisation.`,
+    }));
+}

@@ -1,0 +1,465 @@
+// POST /public/v1/products behind PUBLIC_API_WRITE_PREVIEW: each status and code with its exact body, on PGlite
+// and on the Postgres server; a created product is listed at once; with the switch off, the V1 405.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiKey, displayPrefix, hashApiKey } from "@/lib/keys/format";
+import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import { newId } from "@/db/schema";
+import * as products from "@/app/public/v1/products/route";
+import { call, setupApi, type ApiFixture } from "../support/api";
+
+const ANY_ID = expect.any(String);
+
+async function insertKey(f: ApiFixture, orgId: string, scopes: readonly string[]): Promise<string> {
+  const key = generateApiKey();
+  await f.db.query(
+    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes) values ($1, $2, 'test', $3, $4, $5)`,
+    [newId("key"), orgId, displayPrefix(key), hashApiKey(key), scopes],
+  );
+  return key;
+}
+
+// Posts a body (a value is sent as JSON, a string as it is) to the route, as Next.js would.
+async function post(
+  key: string | null,
+  body: unknown,
+  headers: Record<string, string> = { "content-type": "application/json" },
+) {
+  const h: Record<string, string> = { ...headers };
+  if (key) h.authorization = `Bearer ${key}`;
+  const res = await products.POST(
+    new Request("http://api.test/public/v1/products", {
+      method: "POST",
+      headers: h,
+      // Bytes, so that no content type is added by the Request constructor itself.
+      body: new TextEncoder().encode(typeof body === "string" ? body : JSON.stringify(body)),
+    }),
+  );
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+// The exact error body of a write refusal.
+function refusal(
+  statusCode: number,
+  error: string,
+  code: string,
+  message: string,
+  details: { field: string; code: string; message?: unknown }[],
+) {
+  return {
+    statusCode,
+    error,
+    code,
+    message,
+    requestId: ANY_ID,
+    details: details.map((d) => ({ field: d.field, code: d.code, message: d.message ?? expect.any(String) })),
+  };
+}
+
+describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write preview on)", (driver) => {
+  let f: ApiFixture;
+  let writer: string;
+  let familyId: string;
+  let categoryId: string;
+  let otherFamilyId: string;
+  let otherCategoryId: string;
+  let base: Record<string, unknown>;
+  let outsider: string; // an attribute of the organization that the family does not have
+  let n = 0;
+
+  const one = async <T>(sql: string, params: unknown[]): Promise<T> => {
+    const [row] = await f.db.query<T>(sql, params);
+    if (!row) throw new Error(`no row: ${sql}`);
+    return row;
+  };
+  const sku = () => `TEST-SKU-${driver}-${++n}`;
+  const body = (values: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+    familyId,
+    categoryId,
+    values: { ...base, sku: sku(), ...values },
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    f = await setupApi(driver, { PUBLIC_API_WRITE_PREVIEW: "true" });
+    writer = await insertKey(f, f.acme.orgId, [...READ_SCOPES, WRITE_SCOPE]);
+    const org = f.acme.orgId;
+    familyId = (
+      await one<{ id: string }>("select id from families where org_id = $1 order by code limit 1", [org])
+    ).id;
+    categoryId = (
+      await one<{ id: string }>("select id from categories where org_id = $1 order by slug limit 1", [org])
+    ).id;
+    otherFamilyId = (
+      await one<{ id: string }>("select id from families where org_id = $1 limit 1", [f.globex.orgId])
+    ).id;
+    otherCategoryId = (
+      await one<{ id: string }>("select id from categories where org_id = $1 limit 1", [f.globex.orgId])
+    ).id;
+    // A valid value for every required attribute of the family.
+    const required = await f.db.query<{ id: string; code: string; type: string }>(
+      `select a.id, a.code, a.type from family_attributes fa join attributes a on a.id = fa.attribute_id
+        where fa.org_id = $1 and fa.family_id = $2 and fa.is_required`,
+      [org, familyId],
+    );
+    base = {};
+    for (const a of required) {
+      if (a.code === "sku") continue;
+      if (a.type === "SELECT" || a.type === "MULTI_SELECT") {
+        const [v] = await f.db.query<{ value: unknown }>(
+          "select value from product_values where org_id = $1 and attribute_id = $2 limit 1",
+          [org, a.id],
+        );
+        base[a.code] = v!.value;
+      } else {
+        base[a.code] = (
+          {
+            TEXT: "Chaise test",
+            TEXTAREA: "Une description.",
+            NUMBER: 1.5,
+            PRICE: { EUR: 19.99 },
+            BOOLEAN: true,
+            DATE: "2026-01-31",
+          } as Record<string, unknown>
+        )[a.type];
+      }
+    }
+    base.name = "Chaise test";
+    outsider = (
+      await one<{ code: string }>(
+        `select code from attributes a where org_id = $1 and type = 'TEXT'
+          and not exists (select 1 from family_attributes fa where fa.family_id = $2 and fa.attribute_id = a.id)
+        order by code limit 1`,
+        [org, familyId],
+      )
+    ).code;
+  }, 120_000);
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it("creates a draft product: 201, Location, then listed with its identifier and label, counted at once", async () => {
+    const before = await call("/public/v1/products?perPage=1", { key: f.acme.full });
+    const b = body({ name: "Fauteuil d'essai" });
+    const res = await post(writer, b);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^prd_/),
+      familyId,
+      categoryId,
+      status: "draft",
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+    expect(res.headers.get("location")).toBe(`http://api.test/public/v1/products/${res.body.id}`);
+    const after = await call("/public/v1/products?perPage=1", { key: f.acme.full });
+    expect(after.body.pagination.total).toBe(before.body.pagination.total + 1);
+    const listed = await call(`/public/v1/products?q=${b.values.sku as string}`, { key: f.acme.full });
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        id: res.body.id,
+        identifier: b.values.sku,
+        label: "Fauteuil d'essai",
+        status: "draft",
+      }),
+    ]);
+  });
+
+  it("takes a scopable value per channel", async () => {
+    const ch = (
+      await one<{ id: string }>("select id from channels where org_id = $1 limit 1", [f.acme.orgId])
+    ).id;
+    const res = await post(writer, body({ name: { [ch]: "Nom canal" } }));
+    expect(res.status).toBe(201);
+  });
+
+  it("400 PUBLIC_API_INVALID_BODY for a body that is not JSON", async () => {
+    const res = await post(writer, "{ nope");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", [
+        { field: "body", code: "INVALID_JSON", message: "Le corps n'est pas un JSON valide." },
+      ]),
+    );
+  });
+
+  it("400 for a body that is not an object", async () => {
+    const res = await post(writer, [1, 2]);
+    expect(res.body).toEqual(
+      refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide.", [
+        { field: "body", code: "INVALID_TYPE", message: "Le corps doit être un objet JSON." },
+      ]),
+    );
+  });
+
+  it("400 for an organizationId and an unknown top-level field", async () => {
+    const res = await post(writer, body({}, { organizationId: f.globex.orgId, colour: "x" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide.", [
+        {
+          field: "organizationId",
+          code: "FORBIDDEN_FIELD",
+          message: "Champ « organizationId » interdit : l'organisation est celle de la clé API.",
+        },
+        {
+          field: "colour",
+          code: "UNKNOWN_FIELD",
+          message: "Champ « colour » inconnu. Champs acceptés : familyId, categoryId, values.",
+        },
+      ]),
+    );
+  });
+
+  it("400 for an unknown values key and values of the wrong type", async () => {
+    const res = await post(writer, body({ nope: 1, name: 42, price: { EUR: 1.999, XXY: 1 } }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide.", [
+        {
+          field: "values.name",
+          code: "INVALID_TYPE",
+          message: "Valeur invalide pour « name » : une chaîne de caractères attendu.",
+        },
+        {
+          field: "values.price.EUR",
+          code: "INVALID_PRECISION",
+          message: "Montant invalide : au plus 2 décimale(s) pour EUR.",
+        },
+        {
+          field: "values.price.XXY",
+          code: "UNKNOWN_CURRENCY",
+          message: "Devise « XXY » inconnue (ISO 4217).",
+        },
+        {
+          field: "values.nope",
+          code: "UNKNOWN_ATTRIBUTE",
+          message: "Attribut « nope » inconnu dans l'organisation.",
+        },
+      ]),
+    );
+  });
+
+  it("400 for an unknown option code", async () => {
+    const res = await post(writer, body({ color: "pas-une-couleur" }));
+    expect(res.body).toEqual(
+      refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide.", [
+        {
+          field: "values.color",
+          code: "UNKNOWN_OPTION",
+          message: "Option « pas-une-couleur » inconnue pour l'attribut « color ».",
+        },
+      ]),
+    );
+  });
+
+  it("401 without a key", async () => {
+    const res = await post(null, body());
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      statusCode: 401,
+      error: "Unauthorized",
+      code: "PUBLIC_API_KEY_MISSING",
+      message: "Clé API manquante.",
+      requestId: ANY_ID,
+    });
+  });
+
+  it("403 without products:write", async () => {
+    const res = await post(f.acme.full, body());
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      statusCode: 403,
+      error: "Forbidden",
+      code: "PUBLIC_API_INSUFFICIENT_SCOPE",
+      message: "La clé API n'a pas le scope « products:write » requis pour cette ressource.",
+      requestId: ANY_ID,
+    });
+  });
+
+  it("404 for a family or a category outside the organization, the same whether it exists elsewhere or not", async () => {
+    const fam = refusal(
+      404,
+      "Not Found",
+      "PUBLIC_API_FAMILY_NOT_FOUND",
+      "Famille introuvable dans l'organisation de la clé API.",
+      [
+        {
+          field: "familyId",
+          code: "NOT_FOUND",
+          message: "Famille introuvable dans l'organisation de la clé API.",
+        },
+      ],
+    );
+    for (const id of [otherFamilyId, "fam_nowhere"]) {
+      const res = await post(writer, body({}, { familyId: id }));
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(fam);
+    }
+    const cat = refusal(
+      404,
+      "Not Found",
+      "PUBLIC_API_CATEGORY_NOT_FOUND",
+      "Catégorie introuvable dans l'organisation de la clé API.",
+      [
+        {
+          field: "categoryId",
+          code: "NOT_FOUND",
+          message: "Catégorie introuvable dans l'organisation de la clé API.",
+        },
+      ],
+    );
+    for (const id of [otherCategoryId, "cat_nowhere"]) {
+      const res = await post(writer, body({}, { categoryId: id }));
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(cat);
+    }
+  });
+
+  it("409 PUBLIC_API_CONFLICT when the SKU is taken", async () => {
+    const identifier = (
+      await one<{ identifier: string }>("select identifier from products where org_id = $1 limit 1", [
+        f.acme.orgId,
+      ])
+    ).identifier;
+    const res = await post(writer, body({ sku: identifier }));
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual(
+      refusal(
+        409,
+        "Conflict",
+        "PUBLIC_API_CONFLICT",
+        "Une valeur unique est déjà utilisée dans l'organisation.",
+        [
+          {
+            field: "values.sku",
+            code: "ALREADY_EXISTS",
+            message: `Le SKU « ${identifier} » est déjà utilisé dans l'organisation.`,
+          },
+        ],
+      ),
+    );
+  });
+
+  it("409 when the value of a uniqueValue attribute is taken", async () => {
+    const ean = `ean-${driver}-${Date.now()}`;
+    expect((await post(writer, body({ ean }))).status).toBe(201);
+    const res = await post(writer, body({ ean }));
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual(
+      refusal(
+        409,
+        "Conflict",
+        "PUBLIC_API_CONFLICT",
+        "Une valeur unique est déjà utilisée dans l'organisation.",
+        [
+          {
+            field: "values.ean",
+            code: "ALREADY_EXISTS",
+            message: "La valeur de « ean » est déjà utilisée dans l'organisation.",
+          },
+        ],
+      ),
+    );
+  });
+
+  it("413 over 64 KB", async () => {
+    const res = await post(writer, body({ description: "x".repeat(70_000) }));
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual(
+      refusal(
+        413,
+        "Payload Too Large",
+        "PUBLIC_API_PAYLOAD_TOO_LARGE",
+        "Corps de requête trop volumineux : 64 Ko au plus.",
+        [{ field: "body", code: "TOO_LARGE", message: "Le corps dépasse 65536 octets." }],
+      ),
+    );
+  });
+
+  it("415 without a JSON content type", async () => {
+    for (const [headers, got] of [
+      [{}, "absent"],
+      [{ "content-type": "text/plain" }, "text/plain"],
+    ] as const) {
+      const res = await post(writer, JSON.stringify(body()), headers);
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual(
+        refusal(
+          415,
+          "Unsupported Media Type",
+          "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
+          "Type de contenu non pris en charge : envoyez Content-Type: application/json.",
+          [
+            {
+              field: "Content-Type",
+              code: "UNSUPPORTED_MEDIA_TYPE",
+              message: `Type de contenu « ${got} » non pris en charge : application/json attendu.`,
+            },
+          ],
+        ),
+      );
+    }
+  });
+
+  it("422 PUBLIC_API_UNPROCESSABLE for a missing required attribute and one the family does not have", async () => {
+    const b = body({ [outsider]: "valeur" });
+    delete (b.values as Record<string, unknown>).name;
+    const res = await post(writer, b);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(
+      refusal(
+        422,
+        "Unprocessable Entity",
+        "PUBLIC_API_UNPROCESSABLE",
+        "Les données ne respectent pas les règles du catalogue.",
+        [
+          {
+            field: `values.${outsider}`,
+            code: "NOT_IN_FAMILY",
+            message: `L'attribut « ${outsider} » n'appartient pas à la famille.`,
+          },
+          {
+            field: "values.name",
+            code: "REQUIRED",
+            message: "Attribut « name » obligatoire pour cette famille.",
+          },
+        ],
+      ),
+    );
+  });
+
+  it("leaves nothing behind when refused", async () => {
+    const count = (
+      await one<{ n: number }>(
+        "select count(*)::int as n from products where org_id = $1 and identifier like 'TEST-SKU-%'",
+        [f.acme.orgId],
+      )
+    ).n;
+    // The 201s of this suite only: the first creation, the scoped one and the first ean.
+    expect(count).toBe(3);
+  });
+});
+
+describe("POST /public/v1/products with the write preview off", () => {
+  let f: ApiFixture;
+  beforeAll(async () => {
+    f = await setupApi("pglite");
+  }, 120_000);
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it("answers 405 with Allow: GET, HEAD, as V1", async () => {
+    const key = await insertKey(f, f.acme.orgId, [...READ_SCOPES, WRITE_SCOPE]);
+    const res = await post(key, { familyId: "x", categoryId: "y", values: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD");
+    expect(res.body).toEqual({
+      statusCode: 405,
+      error: "Method Not Allowed",
+      code: "PUBLIC_API_METHOD_NOT_ALLOWED",
+      message: "Méthode POST non autorisée sur cette ressource. Méthodes autorisées : GET, HEAD.",
+      requestId: ANY_ID,
+    });
+  });
+});
