@@ -151,6 +151,8 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write 
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     expect(res.headers.get("location")).toBe(`http://api.test/public/v1/products/${res.body.id}`);
+    // Rate limited like the reads: the request counted against its key.
+    expect(res.headers.get("x-ratelimit-limit")).toBe("100000");
     const after = await call("/public/v1/products?perPage=1", { key: f.acme.full });
     expect(after.body.pagination.total).toBe(before.body.pagination.total + 1);
     const listed = await call(`/public/v1/products?q=${b.values.sku as string}`, { key: f.acme.full });
@@ -250,6 +252,31 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write 
         },
       ]),
     );
+  });
+
+  it("takes a media of the organization and refuses one of another", async () => {
+    const mine = (await one<{ id: string }>("select id from media where org_id = $1 limit 1", [f.acme.orgId]))
+      .id;
+    const theirs = (
+      await one<{ id: string }>("select id from media where org_id = $1 limit 1", [f.globex.orgId])
+    ).id;
+    expect((await post(writer, body({ main_image: mine }))).status).toBe(201);
+    const res = await post(writer, body({ main_image: theirs }));
+    expect(res.body).toEqual(
+      refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide.", [
+        {
+          field: "values.main_image",
+          code: "UNKNOWN_MEDIA",
+          message: `Média « ${theirs} » introuvable dans l'organisation.`,
+        },
+      ]),
+    );
+  });
+
+  it("lists POST in the preflight", async () => {
+    const res = await products.OPTIONS();
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST, OPTIONS");
   });
 
   it("401 without a key", async () => {
@@ -435,8 +462,8 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write 
         [f.acme.orgId],
       )
     ).n;
-    // The 201s of this suite only: the first creation, the scoped one and the first ean.
-    expect(count).toBe(3);
+    // The 201s of this suite only: the first creation, the scoped one, the media one and the first ean.
+    expect(count).toBe(4);
   });
 });
 
@@ -447,6 +474,10 @@ describe("POST /public/v1/products with the write preview off", () => {
   }, 120_000);
   afterAll(async () => {
     await f?.close();
+  });
+
+  it("keeps the V1 preflight", async () => {
+    expect((await products.OPTIONS()).headers.get("access-control-allow-methods")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("answers 405 with Allow: GET, HEAD, as V1", async () => {
