@@ -56,20 +56,25 @@ export function createRuntime(config: Config, database?: Database): Runtime {
   const counts = new CountCache();
   const anchors = new AnchorCache();
   const limiters = createRateLimiters(config);
+  let catalog: CatalogContext | undefined;
   return {
     config,
     db,
+    // Built once per database handle, not per request (the hot path reads it on every list).
     catalog: async () => {
       const database = await db();
-      // Counts run with their own bound (DB_COUNT_TIMEOUT_MS); a request waits for one as long as for a
-      // connection and a statement together, then answers 503 while the count goes on and is remembered.
-      return {
-        db: database,
-        counting: database.patient(config.DB_COUNT_TIMEOUT_MS),
-        countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
-        counts,
-        anchors,
-      };
+      if (catalog?.db !== database) {
+        // Counts run with their own bound (DB_COUNT_TIMEOUT_MS); a request waits for one as long as for a
+        // connection and a statement together, then answers 503 while the count goes on and is remembered.
+        catalog = {
+          db: database,
+          counting: database.patient(config.DB_COUNT_TIMEOUT_MS),
+          countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
+          counts,
+          anchors,
+        };
+      }
+      return catalog;
     },
     limiters,
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
