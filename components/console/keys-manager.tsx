@@ -1,14 +1,16 @@
 "use client";
-// The keys page's interactive part: the list of keys and, for owners and admins, the create form (every scope
-// checked by default, each deselectable, at least one), the new key shown once (copy, "Try it"), roll with a grace
+// The keys page's interactive part: the list of keys and, for owners and admins, the create form (every read scope
+// checked by default, each deselectable, at least one; products:write offered unchecked under the write preview), the new key shown once (copy, "Try it"), roll with a grace
 // period and revoke with a confirmation. Changes go to /api/console with the page's CSRF token; the server checks
 // the role again.
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { KEY_STORAGE } from "@/components/try-it/key-field";
+import type { ScopeChoice } from "@/lib/console/keys";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/keys/store";
 import { formatTime } from "./format";
+import { ScopeChoices } from "./scope-choices";
 import { useConsolePost } from "./use-console-post";
 
 interface Props {
@@ -16,11 +18,18 @@ interface Props {
   keys: ApiKeySummary[];
   canManage: boolean;
   csrfToken: string;
-  scopes: string[];
+  /** The scopes the create form offers, each checked by default or not. */
+  scopes: ScopeChoice[];
   graceOptions: Array<{ seconds: number; label: string }>;
 }
 
 type Pending = { keyId: string; action: "roll" | "revoke" } | null;
+
+// A key's scopes as the list shows them: "all read scopes" (plus any other) when it holds every default one.
+function scopesLabel(held: string[], defaults: string[]): string {
+  if (!defaults.every((s) => held.includes(s))) return held.join(", ");
+  return ["all read scopes", ...held.filter((s) => !defaults.includes(s))].join(", ");
+}
 
 // The list and, for owners and admins, the controls.
 export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOptions }: Props) {
@@ -29,6 +38,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
   const { post: send, error, setError, busy } = useConsolePost(csrfToken);
   const [pending, setPending] = useState<Pending>(null);
   const base = `/api/console/orgs/${encodeURIComponent(org)}/keys`;
+  const defaultScopes = scopes.filter((s) => s.checked).map((s) => s.scope as string);
 
   async function create(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -111,20 +121,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
               <label htmlFor="key-name">Name</label>
               <input id="key-name" name="name" type="text" required maxLength={100} placeholder="ERP sync" />
             </div>
-            <fieldset className="field">
-              <legend>Scopes</legend>
-              <div className="choices">
-                {scopes.map((s) => (
-                  <label key={s} className="check">
-                    <input type="checkbox" name="scopes" value={s} defaultChecked />
-                    {s}
-                  </label>
-                ))}
-              </div>
-              <p className="help">
-                All scopes are selected; deselect what the key does not need (at least one).
-              </p>
-            </fieldset>
+            <ScopeChoices choices={scopes} />
             <div className="field">
               <label htmlFor="key-expiry">Expires on (optional)</label>
               <input id="key-expiry" name="expiresOn" type="date" />
@@ -164,7 +161,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
                     <code>{k.prefix}…</code>
                   </td>
                   <td>{k.name}</td>
-                  <td>{k.scopes.length === scopes.length ? "all read scopes" : k.scopes.join(", ")}</td>
+                  <td>{scopesLabel(k.scopes, defaultScopes)}</td>
                   <td>{formatTime(k.createdAt)}</td>
                   <td>{formatTime(k.expiresAt, "never")}</td>
                   <td>{formatTime(k.lastUsedAt, "never")}</td>

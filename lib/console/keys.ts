@@ -4,17 +4,20 @@
 // whose validity changed, so that a revoked key (or one rolled with no grace) is refused at once here.
 import { z } from "zod";
 import type { Executor } from "@/db/client";
+import type { Config } from "@/lib/config";
 import {
   createApiKey,
   getApiKey,
+  InvalidScopeError,
   KeyNotActiveError,
   listApiKeys,
   revokeApiKey,
   rollKeyIn,
   type ApiKeySummary,
   type CreatedApiKey,
+  validateScopes,
 } from "@/lib/keys/store";
-import { READ_SCOPES } from "@/lib/keys/scopes";
+import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/keys/scopes";
 import type { Runtime } from "@/lib/runtime";
 import { canManage, requireRole, type Actor, type Membership } from "./access";
 import { listAudit, recordAudit, type AuditEvent } from "./audit";
@@ -34,15 +37,32 @@ export const GRACE_OPTIONS = [
 // The longest grace a roll accepts.
 export const MAX_GRACE_SECONDS = 30 * DAY;
 
-// What creating a key takes: a name, at least one of the five read scopes (the form sends all of them checked by
-// default), an optional expiry in the future.
+// One scope the create form offers: checked by default or not, and whether it belongs to the write preview.
+export interface ScopeChoice {
+  scope: Scope;
+  checked: boolean;
+  preview: boolean;
+}
+
+// The scopes the create form offers: the five read scopes, checked by default; products:write only while the write
+// preview is on (PUBLIC_API_WRITE_PREVIEW), never checked by default.
+export function keyScopeChoices(config: Pick<Config, "PUBLIC_API_WRITE_PREVIEW">): ScopeChoice[] {
+  const choices: ScopeChoice[] = READ_SCOPES.map((scope) => ({ scope, checked: true, preview: false }));
+  if (config.PUBLIC_API_WRITE_PREVIEW) choices.push({ scope: WRITE_SCOPE, checked: false, preview: true });
+  return choices;
+}
+
+const KNOWN_SCOPES = [...READ_SCOPES, WRITE_SCOPE] as const;
+
+// What creating a key takes: a name, at least one scope (the form sends the five read scopes checked by default;
+// products:write is refused by createOrgKey while the write preview is off), an optional expiry in the future.
 export const createKeyInputSchema = z
   .object({
     name: z.string().trim().min(1, "A key needs a name.").max(100, "A key name has at most 100 characters."),
     scopes: z
-      .array(z.enum(READ_SCOPES))
+      .array(z.enum(KNOWN_SCOPES, { error: `expected one of ${READ_SCOPES.join(", ")}` }))
       .min(1, "Select at least one scope.")
-      .transform((s) => READ_SCOPES.filter((r) => s.includes(r))),
+      .transform((s) => KNOWN_SCOPES.filter((r) => s.includes(r))),
     expiresAt: z.iso
       .datetime({ offset: true, error: "expected an ISO 8601 date and time" })
       .nullish()
@@ -87,7 +107,8 @@ export async function listOrgKeys(
   };
 }
 
-// Creates a key (owners and admins); the secret is in the answer only.
+// Creates a key (owners and admins); the secret is in the answer only. products:write is granted only while the
+// write preview is on.
 export async function createOrgKey(
   rt: Runtime,
   user: Actor,
@@ -98,12 +119,21 @@ export async function createOrgKey(
     const { org } = await requireRole(tx, user, orgSlug, "admin");
     // Validated after the role check: who may not create learns nothing from the input's errors.
     const { name, scopes, expiresAt } = parseInput(createKeyInputSchema, input);
+    const allowWrite = rt.config.PUBLIC_API_WRITE_PREVIEW;
+    try {
+      validateScopes(scopes, allowWrite);
+    } catch (err) {
+      if (err instanceof InvalidScopeError)
+        throw new ConsoleError("CONSOLE_INVALID", `scopes: ${err.message}.`);
+      throw err;
+    }
     const key = await createApiKey(tx, {
       orgId: org.id,
       name,
       scopes,
       expiresAt: expiresAt ? new Date(expiresAt) : null,
       createdBy: user.id,
+      allowWrite,
     });
     await recordAudit(tx, {
       orgId: org.id,

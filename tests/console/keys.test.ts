@@ -6,9 +6,15 @@ import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
 import * as revokeRoute from "@/app/api/console/orgs/[org]/keys/[id]/revoke/route";
 import * as rollRoute from "@/app/api/console/orgs/[org]/keys/[id]/roll/route";
 import { addMembership, createUser } from "@/db/users";
+import * as productsRoute from "@/app/public/v1/products/route";
+import { renderToStaticMarkup } from "react-dom/server";
+import { createElement } from "react";
+import { ScopeChoices } from "@/components/console/scope-choices";
 import { csrfTokenFor } from "@/lib/console/http";
+import { keyScopeChoices } from "@/lib/console/keys";
 import { rollKey } from "@/lib/keys/store";
-import { READ_SCOPES } from "@/lib/keys/scopes";
+import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import { createRuntime, setRuntime } from "@/lib/runtime";
 import { call, setupApi, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";
 
@@ -240,10 +246,10 @@ describe.each(["pglite", "pg"] as const)("console keys on %s", (driver) => {
       400,
       "CONSOLE_INVALID",
     );
-    expectError(
-      await act("create", { body: createBody({ scopes: ["products:write"] }) }),
-      400,
-      "CONSOLE_INVALID",
+    const write = await act("create", { body: createBody({ scopes: [...READ_SCOPES, "products:write"] }) });
+    expectError(write, 400, "CONSOLE_INVALID");
+    expect(write.body.message).toBe(
+      'scopes: Scope "products:write" exists only when the write preview is on (PUBLIC_API_WRITE_PREVIEW=true).',
     );
     expectError(await act("create", { body: createBody({ name: " " }) }), 400, "CONSOLE_INVALID");
     expectError(
@@ -374,5 +380,88 @@ describe.each(["pglite", "pg"] as const)("console keys on %s", (driver) => {
     expect(JSON.stringify(events)).not.toContain(made.key);
     // Only this organization's events: globex's creation is not there.
     expect(events.some((e) => e.targetId === globexKeyId)).toBe(false);
+  });
+
+  // POST /public/v1/products with a key: 400 (an empty body) once the scope is granted, 403 without it.
+  async function postProduct(key: string) {
+    const res = await productsRoute.POST(
+      new Request("http://api.test/public/v1/products", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
+    return { status: res.status, body: await res.json() };
+  }
+
+  it("with the write preview on: products:write is offered unchecked, granted on request, honoured, kept by a roll", async () => {
+    const on = createRuntime({ ...fx.config, PUBLIC_API_WRITE_PREVIEW: true }, fx.db);
+    setRuntime(on);
+    try {
+      expect(keyScopeChoices(on.config)).toEqual([
+        ...READ_SCOPES.map((scope) => ({ scope, checked: true, preview: false })),
+        { scope: WRITE_SCOPE, checked: false, preview: true },
+      ]);
+      // The read scopes alone stay the default: a key made without asking for products:write cannot write.
+      const reader = await act("create", { body: createBody({ name: "reader" }) });
+      expect(reader.body.scopes).toEqual([...READ_SCOPES]);
+      expect(await postProduct(reader.body.key)).toMatchObject({
+        status: 403,
+        body: { code: "PUBLIC_API_INSUFFICIENT_SCOPE" },
+      });
+
+      const made = await act("create", {
+        body: createBody({ name: "writer", scopes: [WRITE_SCOPE, "products:read"] }),
+      });
+      expect(made.status).toBe(201);
+      expect(made.body.scopes).toEqual(["products:read", WRITE_SCOPE]);
+      expect(await postProduct(made.body.key)).toMatchObject({
+        status: 400,
+        body: { code: "PUBLIC_API_INVALID_BODY" },
+      });
+      const rolled = await act("roll", { keyId: made.body.id, body: { graceSeconds: 0 } });
+      expect(rolled.status).toBe(201);
+      expect(rolled.body.key.scopes).toEqual(["products:read", WRITE_SCOPE]);
+      expect((await postProduct(rolled.body.key.key)).status).toBe(400);
+      const audit = (await act("audit")).body.events.find(
+        (e: { action: string; targetId: string }) =>
+          e.action === "api_key.created" && e.targetId === made.body.id,
+      );
+      expect(audit.details.scopes).toEqual(["products:read", WRITE_SCOPE]);
+    } finally {
+      setRuntime(fx.runtime);
+      await on.close();
+    }
+    // Off again: the scope is neither offered nor granted.
+    expect(keyScopeChoices(fx.config).map((c) => c.scope)).toEqual([...READ_SCOPES]);
+    expectError(await act("create", { body: createBody({ scopes: [WRITE_SCOPE] }) }), 400, "CONSOLE_INVALID");
+  });
+});
+
+// The create form's scope checkboxes as the page renders them (the page passes keyScopeChoices(config)).
+describe("the create form's scopes", () => {
+  const boxes = (html: string) =>
+    [...html.matchAll(/<input ([^>]*)\/>/g)].map((m) => ({
+      scope: /value="([^"]+)"/.exec(m[1]!)?.[1],
+      checked: /\bchecked\b/.test(m[1]!),
+    }));
+
+  it("write preview off: the five read scopes, all checked; nothing about writes", () => {
+    const html = renderToStaticMarkup(
+      createElement(ScopeChoices, { choices: keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: false }) }),
+    );
+    expect(boxes(html)).toEqual(READ_SCOPES.map((scope) => ({ scope, checked: true })));
+    expect(html).not.toMatch(/write|preview/i);
+  });
+
+  it("write preview on: products:write offered last, unchecked and marked preview; the read scopes checked", () => {
+    const html = renderToStaticMarkup(
+      createElement(ScopeChoices, { choices: keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: true }) }),
+    );
+    expect(boxes(html)).toEqual([
+      ...READ_SCOPES.map((scope) => ({ scope, checked: true })),
+      { scope: WRITE_SCOPE, checked: false },
+    ]);
+    expect(html).toMatch(/products:write<span class="tag changed">preview<\/span>/);
   });
 });

@@ -5,9 +5,8 @@ import Link from "next/link";
 import { KeysManager } from "@/components/console/keys-manager";
 import { ConsoleError } from "@/lib/console/errors";
 import { csrfTokenFor } from "@/lib/console/http";
-import { GRACE_OPTIONS, listOrgKeys } from "@/lib/console/keys";
+import { GRACE_OPTIONS, keyScopeChoices, listOrgKeys } from "@/lib/console/keys";
 import { getConsoleUser } from "@/lib/console/session";
-import { READ_SCOPES } from "@/lib/keys/scopes";
 import { getRuntime } from "@/lib/runtime";
 
 export const metadata: Metadata = { title: "API keys" };
@@ -28,7 +27,11 @@ export default async function KeysPage({ params }: { params: Promise<{ org: stri
     <div className="docs-content">
       <h1>API keys · {listed.org.name}</h1>
       <p className="lead">
-        Keys give read access to this organization&apos;s catalog through the public API.{" "}
+        Keys give read access to this organization&apos;s catalog through the public API
+        {rt.config.PUBLIC_API_WRITE_PREVIEW
+          ? " (and, with products:write, product creation: write preview)"
+          : ""}
+        .{" "}
         {listed.canManage ? (
           <>
             Every create, roll and revoke is recorded in the{" "}
@@ -43,7 +46,7 @@ export default async function KeysPage({ params }: { params: Promise<{ org: stri
         keys={listed.keys}
         canManage={listed.canManage}
         csrfToken={listed.canManage ? csrfTokenFor(rt.config, user.id, requestHeaders) : ""}
-        scopes={[...READ_SCOPES]}
+        scopes={keyScopeChoices(rt.config)}
         graceOptions={GRACE_OPTIONS.map((g) => ({ ...g }))}
       />
     </div>
