@@ -2,17 +2,20 @@ import "server-only";
 import type { Database, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./errors";
+import type { CreatedProduct, ProductDraft } from "./schemas";
 
 // Creation of a product from a write request: { familyId, categoryId, values } checked against the organization's
-// attributes, then the product and its values inserted in one transaction (the catalog version bumps by trigger).
+// attributes (prepareProduct), then the product and its values inserted in one transaction (insertProduct; the
+// catalog version bumps by trigger). A dry run is the first step and the uniqueness checks, without the insert.
 
-// What a creation answers.
-export interface CreatedProduct {
-  id: string;
+// A request that passed every check of prepareProduct: what insertProduct writes.
+export interface PreparedProduct {
   familyId: string;
   categoryId: string;
-  status: "draft";
-  createdAt: string;
+  identifier: string;
+  label: string;
+  values: Record<string, unknown>;
+  rows: ValueRow[];
 }
 
 // Longest TEXT and TEXTAREA values, in characters.
@@ -213,9 +216,9 @@ function checkShape(body: unknown): {
   };
 }
 
-// Validates a creation request of one organization against its catalog, then inserts the product and its values
-// in one transaction. Throws CatalogWriteError for every refusal.
-export async function createProduct(db: Database, orgId: string, body: unknown): Promise<CreatedProduct> {
+// Validates a creation request of one organization against its catalog (shape, value types, references, family
+// rules), reading only. Throws CatalogWriteError for every refusal.
+export async function prepareProduct(db: Queryable, orgId: string, body: unknown): Promise<PreparedProduct> {
   const req = checkShape(body);
   const codes = Object.keys(req.values);
   const attributes = await db.query<AttributeRow>(
@@ -329,16 +332,49 @@ export async function createProduct(db: Database, orgId: string, body: unknown):
   if (issues.length > 0) refuse("unprocessable", issues);
 
   const identifier = sku as string;
-  const label = labelOf(req.values.name) ?? identifier;
+  return {
+    familyId: req.familyId,
+    categoryId: req.categoryId,
+    identifier,
+    label: labelOf(req.values.name) ?? identifier,
+    values: req.values,
+    rows,
+  };
+}
+
+// A dry run: every check of a creation, the unique values included, and what would be created; nothing is written.
+export async function draftProduct(db: Queryable, orgId: string, body: unknown): Promise<ProductDraft> {
+  const p = await prepareProduct(db, orgId, body);
+  await checkUnique(db, orgId, p.identifier, p.rows);
+  return {
+    dryRun: true,
+    familyId: p.familyId,
+    categoryId: p.categoryId,
+    status: "draft",
+    identifier: p.identifier,
+    label: p.label,
+    values: p.values,
+  };
+}
+
+// Inserts a prepared product and its values in one transaction, after the uniqueness checks (409). `within` runs in
+// the same transaction once the product is inserted (the Idempotency-Key's answer is stored with it).
+export async function insertProduct(
+  db: Database,
+  orgId: string,
+  p: PreparedProduct,
+  within?: (tx: Queryable, created: CreatedProduct) => Promise<void>,
+): Promise<CreatedProduct> {
+  const { identifier, label, rows } = p;
   return db.transaction(async (tx) => {
-    await checkUnique(tx, orgId, identifier, rows);
+    await checkUnique(tx, orgId, identifier, rows, true);
     const id = newId(ID_PREFIX.product);
     let created: { created_at: string } | undefined;
     try {
       [created] = await tx.query<{ created_at: string }>(
         `insert into products (id, org_id, identifier, label, status, family_id, category_id)
          values ($1, $2, $3, $4, 'draft', $5, $6) returning ${isoSql("created_at")} as created_at`,
-        [id, orgId, identifier, label, req.familyId, req.categoryId],
+        [id, orgId, identifier, label, p.familyId, p.categoryId],
       );
     } catch (err) {
       if ((err as { code?: string }).code === "23505") refuse("conflict", [skuTaken(identifier)]);
@@ -357,14 +393,21 @@ export async function createProduct(db: Database, orgId: string, body: unknown):
         rows.map((r) => JSON.stringify(r.value)),
       ],
     );
-    return {
+    const answer: CreatedProduct = {
       id,
-      familyId: req.familyId,
-      categoryId: req.categoryId,
+      familyId: p.familyId,
+      categoryId: p.categoryId,
       status: "draft",
       createdAt: created!.created_at,
     };
+    await within?.(tx, answer);
+    return answer;
   });
+}
+
+// Validates and creates a product in one call (prepareProduct then insertProduct).
+export async function createProduct(db: Database, orgId: string, body: unknown): Promise<CreatedProduct> {
+  return insertProduct(db, orgId, await prepareProduct(db, orgId, body));
 }
 
 // The product's label: the name value, or its first channel's value when only scoped values are given.
@@ -381,20 +424,33 @@ const skuTaken = (sku: string): WriteIssue => ({
 });
 
 // 409 when the SKU or the value of a uniqueValue attribute is already held by a product of the organization.
+// `lock` (inside the creation's transaction): each unique value is first locked for the rest of the transaction
+// (an advisory lock on its hash), so two creations racing for one value are checked one after the other: the second
+// sees the first's committed row. The SKU needs no lock: the products (org_id, identifier) index refuses a double.
 async function checkUnique(
   db: Queryable,
   orgId: string,
   identifier: string,
   rows: ValueRow[],
+  lock = false,
 ): Promise<void> {
   const [taken] = await db.query("select 1 from products where org_id = $1 and identifier = $2", [
     orgId,
     identifier,
   ]);
   if (taken) refuse("conflict", [skuTaken(identifier)]);
+  const unique = rows.filter((r) => r.attribute.unique_value && r.attribute.code !== "sku");
+  // Locked in one order, so that two creations holding values in common cannot wait for each other.
+  const locks = [
+    ...new Set(unique.map((r) => `unique:${orgId}:${r.attribute.id}:${JSON.stringify(r.value)}`)),
+  ];
+  if (lock && locks.length > 0)
+    await db.query(
+      "select pg_advisory_xact_lock(hashtext(k)) from (select k from unnest($1::text[]) k order by k) s",
+      [locks.sort()],
+    );
   const issues: WriteIssue[] = [];
-  for (const r of rows) {
-    if (!r.attribute.unique_value || r.attribute.code === "sku") continue;
+  for (const r of unique) {
     const [hit] = await db.query(
       "select 1 from product_values where org_id = $1 and attribute_id = $2 and value = $3::jsonb limit 1",
       [orgId, r.attribute.id, JSON.stringify(r.value)],

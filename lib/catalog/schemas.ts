@@ -101,7 +101,39 @@ export const mediaSchema = z
   })
   .strict();
 
+// The answer to a product creation (write preview): the contract's target creation response.
+export const createdProductSchema = z
+  .object({
+    id,
+    familyId: id,
+    categoryId: id,
+    status: z.literal("draft").meta({ description: "A new product is a draft." }),
+    createdAt: timestamp,
+  })
+  .strict();
+
+// The answer to a dry run of a creation (write preview, `?dryRun=true`): what would be created, nothing written.
+export const productDraftSchema = z
+  .object({
+    dryRun: z.literal(true),
+    familyId: id,
+    categoryId: id,
+    status: z.literal("draft"),
+    identifier: z
+      .string()
+      .meta({ description: "The SKU value: the identifier the product would be listed with." }),
+    label: z
+      .string()
+      .meta({ description: "The name value (or the SKU): the label it would be listed with." }),
+    values: z
+      .record(z.string(), z.unknown())
+      .meta({ description: "The values as they would be stored, by attribute code." }),
+  })
+  .strict();
+
 export type Product = z.infer<typeof productSchema>;
+export type CreatedProduct = z.infer<typeof createdProductSchema>;
+export type ProductDraft = z.infer<typeof productDraftSchema>;
 export type Family = z.infer<typeof familySchema>;
 export type Attribute = z.infer<typeof attributeSchema>;
 export type Category = z.infer<typeof categorySchema>;

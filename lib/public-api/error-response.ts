@@ -32,26 +32,25 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers,
   }
   for (const [k, v] of Object.entries(e.extra.headers ?? {})) headers.set(k, v);
   if (e.status === 401) headers.set("WWW-Authenticate", 'Bearer realm="public-api"');
-  if (e.status === 405) headers.set("Allow", READ_ALLOW);
+  if (e.status === 405 && !headers.has("Allow")) headers.set("Allow", READ_ALLOW);
   return new Response(head ? null : JSON.stringify(errorBody(e, requestId)), { status: e.status, headers });
 }
 
-// An answer given before any key is read (404, 405, a malformed path): the error shape, a new request id.
+// An answer given before any key is read (404, 405, a malformed path): the error shape, a new request id. A 405
+// names the resource's methods (`allow`: the reads' by default) in its message and its Allow header.
 export function plainError(
   code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED" | "PUBLIC_API_INVALID_PATH",
   method: string,
+  allow = READ_ALLOW,
 ): Response {
   const requestId = randomUUID();
-  const message =
-    code === "PUBLIC_API_METHOD_NOT_ALLOWED"
-      ? `Méthode ${method} non autorisée sur cette ressource. Méthodes autorisées : ${READ_ALLOW}.`
-      : ERRORS[code].message;
-  return errorResponse(
-    new PublicApiError(code, message),
-    requestId,
-    baseHeaders(requestId),
-    method === "HEAD",
-  );
+  const headers = baseHeaders(requestId);
+  const notAllowed = code === "PUBLIC_API_METHOD_NOT_ALLOWED";
+  if (notAllowed) headers.set("Allow", allow);
+  const message = notAllowed
+    ? `Méthode ${method} non autorisée sur cette ressource. Méthodes autorisées : ${allow}.`
+    : ERRORS[code].message;
+  return errorResponse(new PublicApiError(code, message), requestId, headers, method === "HEAD");
 }
 
 // The catalog's refusals of a write, each to its code (and so its status).

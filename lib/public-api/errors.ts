@@ -17,6 +17,11 @@ export const ERRORS = {
     error: "Bad Request",
     message: "Corps de requête invalide.",
   },
+  PUBLIC_API_INVALID_HEADER: {
+    status: 400,
+    error: "Bad Request",
+    message: "En-tête de requête invalide.",
+  },
   PUBLIC_API_KEY_MISSING: { status: 401, error: "Unauthorized", message: "Clé API manquante." },
   PUBLIC_API_KEY_INVALID: { status: 401, error: "Unauthorized", message: "Clé API invalide." },
   PUBLIC_API_KEY_EXPIRED: { status: 401, error: "Unauthorized", message: "Clé API expirée." },
@@ -47,6 +52,12 @@ export const ERRORS = {
     error: "Conflict",
     message: "Une valeur unique est déjà utilisée dans l'organisation.",
   },
+  PUBLIC_API_IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    error: "Conflict",
+    message:
+      "Une requête avec cette clé d'idempotence est encore en cours : réessayez dans quelques secondes avec la même clé.",
+  },
   PUBLIC_API_PAYLOAD_TOO_LARGE: {
     status: 413,
     error: "Payload Too Large",
@@ -66,6 +77,12 @@ export const ERRORS = {
     status: 422,
     error: "Unprocessable Entity",
     message: "Les données ne respectent pas les règles du catalogue.",
+  },
+  PUBLIC_API_IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    error: "Unprocessable Entity",
+    message:
+      "Cette clé d'idempotence a déjà servi pour une autre requête : utilisez une nouvelle clé pour un nouveau corps.",
   },
   PUBLIC_API_RATE_LIMIT_EXCEEDED: {
     status: 429,
@@ -90,6 +107,9 @@ export type ErrorCode = keyof typeof ERRORS;
 // The codes only the write preview answers: the V1 document (switch off) does not list them.
 export const WRITE_ERROR_CODES = [
   "PUBLIC_API_INVALID_BODY",
+  "PUBLIC_API_INVALID_HEADER",
+  "PUBLIC_API_IDEMPOTENCY_KEY_IN_USE",
+  "PUBLIC_API_IDEMPOTENCY_KEY_REUSED",
   "PUBLIC_API_FAMILY_NOT_FOUND",
   "PUBLIC_API_CATEGORY_NOT_FOUND",
   "PUBLIC_API_CONFLICT",

@@ -1,138 +1,37 @@
 // POST /public/v1/products behind PUBLIC_API_WRITE_PREVIEW: each status and code with its exact body, on PGlite
 // and on the Postgres server; a created product is listed at once; with the switch off, the V1 405.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey, displayPrefix, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { newId } from "@/db/schema";
 import * as products from "@/app/public/v1/products/route";
 import { call, setupApi, type ApiFixture } from "../support/api";
+import {
+  insertKey,
+  postProduct,
+  refusal,
+  setupWritePreview,
+  type WriteFixture,
+} from "../support/write-preview";
 
 const ANY_ID = expect.any(String);
-
-async function insertKey(f: ApiFixture, orgId: string, scopes: readonly string[]): Promise<string> {
-  const key = generateApiKey();
-  await f.db.query(
-    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes) values ($1, $2, 'test', $3, $4, $5)`,
-    [newId("key"), orgId, displayPrefix(key), hashApiKey(key), scopes],
-  );
-  return key;
-}
-
-// Posts a body (a value is sent as JSON, a string as it is) to the route, as Next.js would.
-async function post(
-  key: string | null,
-  body: unknown,
-  headers: Record<string, string> = { "content-type": "application/json" },
-) {
-  const h: Record<string, string> = { ...headers };
-  if (key) h.authorization = `Bearer ${key}`;
-  const res = await products.POST(
-    new Request("http://api.test/public/v1/products", {
-      method: "POST",
-      headers: h,
-      // Bytes, so that no content type is added by the Request constructor itself.
-      body: new TextEncoder().encode(typeof body === "string" ? body : JSON.stringify(body)),
-    }),
-  );
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-// The exact error body of a write refusal.
-function refusal(
-  statusCode: number,
-  error: string,
-  code: string,
-  message: string,
-  details: { field: string; code: string; message?: unknown }[],
-) {
-  return {
-    statusCode,
-    error,
-    code,
-    message,
-    requestId: ANY_ID,
-    details: details.map((d) => ({ field: d.field, code: d.code, message: d.message ?? expect.any(String) })),
-  };
-}
+const post = postProduct;
 
 describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write preview on)", (driver) => {
   let f: ApiFixture;
+  let w: WriteFixture;
   let writer: string;
   let familyId: string;
   let categoryId: string;
   let otherFamilyId: string;
   let otherCategoryId: string;
-  let base: Record<string, unknown>;
   let outsider: string; // an attribute of the organization that the family does not have
-  let n = 0;
 
-  const one = async <T>(sql: string, params: unknown[]): Promise<T> => {
-    const [row] = await f.db.query<T>(sql, params);
-    if (!row) throw new Error(`no row: ${sql}`);
-    return row;
-  };
-  const sku = () => `TEST-SKU-${driver}-${++n}`;
-  const body = (values: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-    familyId,
-    categoryId,
-    values: { ...base, sku: sku(), ...values },
-    ...extra,
-  });
+  const one = <T>(sql: string, params: unknown[]): Promise<T> => w.one<T>(sql, params);
+  const body = (values: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+    w.body(values, extra);
 
   beforeAll(async () => {
-    f = await setupApi(driver, { PUBLIC_API_WRITE_PREVIEW: "true" });
-    writer = await insertKey(f, f.acme.orgId, [...READ_SCOPES, WRITE_SCOPE]);
-    const org = f.acme.orgId;
-    familyId = (
-      await one<{ id: string }>("select id from families where org_id = $1 order by code limit 1", [org])
-    ).id;
-    categoryId = (
-      await one<{ id: string }>("select id from categories where org_id = $1 order by slug limit 1", [org])
-    ).id;
-    otherFamilyId = (
-      await one<{ id: string }>("select id from families where org_id = $1 limit 1", [f.globex.orgId])
-    ).id;
-    otherCategoryId = (
-      await one<{ id: string }>("select id from categories where org_id = $1 limit 1", [f.globex.orgId])
-    ).id;
-    // A valid value for every required attribute of the family.
-    const required = await f.db.query<{ id: string; code: string; type: string }>(
-      `select a.id, a.code, a.type from family_attributes fa join attributes a on a.id = fa.attribute_id
-        where fa.org_id = $1 and fa.family_id = $2 and fa.is_required`,
-      [org, familyId],
-    );
-    base = {};
-    for (const a of required) {
-      if (a.code === "sku") continue;
-      if (a.type === "SELECT" || a.type === "MULTI_SELECT") {
-        const [v] = await f.db.query<{ value: unknown }>(
-          "select value from product_values where org_id = $1 and attribute_id = $2 limit 1",
-          [org, a.id],
-        );
-        base[a.code] = v!.value;
-      } else {
-        base[a.code] = (
-          {
-            TEXT: "Chaise test",
-            TEXTAREA: "Une description.",
-            NUMBER: 1.5,
-            PRICE: { EUR: 19.99 },
-            BOOLEAN: true,
-            DATE: "2026-01-31",
-          } as Record<string, unknown>
-        )[a.type];
-      }
-    }
-    base.name = "Chaise test";
-    outsider = (
-      await one<{ code: string }>(
-        `select code from attributes a where org_id = $1 and type = 'TEXT'
-          and not exists (select 1 from family_attributes fa where fa.family_id = $2 and fa.attribute_id = a.id)
-        order by code limit 1`,
-        [org, familyId],
-      )
-    ).code;
+    w = await setupWritePreview(driver);
+    ({ f, writer, familyId, categoryId, otherFamilyId, otherCategoryId, outsider } = w);
   }, 120_000);
   afterAll(async () => {
     await f?.close();

@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import type { Queryable } from "@/db/client";
+import { PublicApiError } from "./errors";
+
+// The Idempotency-Key of a write (IETF httpapi idempotency-key draft, Stripe): per API key, kept 24 h. The first
+// request claims the key; its answer is stored by the write's own transaction; a retry with the same body gets that
+// answer again, another body a 422, and a retry while the first still runs waits for it a little, then a 409.
+
+// How long a key is remembered.
+export const IDEMPOTENCY_TTL_HOURS = 24;
+// A claim without an answer after this long belongs to a request whose process died: it can be taken over.
+const LEASE_SECONDS = 60;
+// How long a retry waits for the first request to finish before its 409. A creation is a few statements, each
+// bounded by DB_STATEMENT_TIMEOUT_MS (1 s by default): waiting 2 s covers one that is merely slow.
+export const IDEMPOTENCY_WAIT_MS = 2_000;
+const POLL_MS = 20;
+// Longest key accepted (Stripe: 255).
+const KEY_MAX = 255;
+
+// The request's Idempotency-Key, or undefined without one: visible ASCII, 1 to 255 characters; the draft's
+// structured-field form ("…" in double quotes) is read as the string inside.
+export function idempotencyKeyOf(request: Request): string | undefined {
+  const raw = request.headers.get("idempotency-key");
+  if (raw === null) return undefined;
+  let key = raw.trim();
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
+  if (key.length === 0 || key.length > KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new PublicApiError("PUBLIC_API_INVALID_HEADER", undefined, {
+      details: [
+        {
+          field: "Idempotency-Key",
+          code: "INVALID_IDEMPOTENCY_KEY",
+          message: `Clé d'idempotence invalide : de 1 à ${KEY_MAX} caractères ASCII visibles attendus (un UUID, par exemple).`,
+        },
+      ],
+    });
+  }
+  return key;
+}
+
+// The fingerprint of a request under its key: its method, path and JSON body with object keys sorted (the same data
+// sent with another key order or spacing is the same request).
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash("sha256")
+    .update(`${method} ${path}\n${JSON.stringify(canonical(body))}`)
+    .digest("hex");
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (typeof v === "object" && v !== null)
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
+  return v;
+}
+
+// A stored answer, replayed as it was.
+export interface StoredAnswer {
+  status: number;
+  body: string;
+  location: string | null;
+}
+
+// Where a request stands with its key: it owns the key (run the write, then record or release), or the answer of
+// the first request is there to replay.
+export type Claim = { owner: true } | { owner: false; answer: StoredAnswer };
+
+// Claims the key for this request, or finds the first request's answer. Throws the 422 (another body) and, after
+// waiting IDEMPOTENCY_WAIT_MS for a first request still running, the 409.
+export async function claimIdempotencyKey(
+  db: Queryable,
+  apiKeyId: string,
+  key: string,
+  fingerprint: string,
+  waitMs = IDEMPOTENCY_WAIT_MS,
+): Promise<Claim> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    // Inserted, or taken over when the old one is past 24 h or is a dead claim: this request owns the key.
+    const claimed = await db.query(
+      `insert into idempotency_keys (api_key_id, key, request_hash) values ($1, $2, $3)
+       on conflict (api_key_id, key) do update
+          set request_hash = excluded.request_hash, claimed_at = now(), created_at = now(),
+              status = null, response_body = null, location = null
+        where idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+           or (idempotency_keys.status is null
+               and idempotency_keys.claimed_at < now() - make_interval(secs => ${LEASE_SECONDS}))
+       returning 1`,
+      [apiKeyId, key, fingerprint],
+    );
+    if (claimed.length > 0) return { owner: true };
+    const [row] = await db.query<
+      { request_hash: string; status: number | null } & Omit<StoredAnswer, "status">
+    >(
+      `select request_hash, status, response_body as body, location from idempotency_keys
+        where api_key_id = $1 and key = $2`,
+      [apiKeyId, key],
+    );
+    // Released in between (the first request failed before writing anything): try to claim it again.
+    if (!row) continue;
+    if (row.request_hash !== fingerprint) {
+      throw new PublicApiError("PUBLIC_API_IDEMPOTENCY_KEY_REUSED", undefined, {
+        details: [
+          {
+            field: "Idempotency-Key",
+            code: "KEY_REUSED",
+            message: "Cette clé a été utilisée avec un autre corps de requête dans les dernières 24 heures.",
+          },
+        ],
+      });
+    }
+    if (row.status !== null)
+      return { owner: false, answer: { status: row.status, body: row.body, location: row.location } };
+    if (Date.now() >= deadline) {
+      throw new PublicApiError("PUBLIC_API_IDEMPOTENCY_KEY_IN_USE", undefined, {
+        headers: { "Retry-After": "1" },
+        details: [
+          {
+            field: "Idempotency-Key",
+            code: "KEY_IN_USE",
+            message: "La première requête avec cette clé n'est pas terminée.",
+          },
+        ],
+      });
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+// Stores the answer of the request that owns the key; called inside the write's transaction, so the answer is
+// committed with what it reports. Also purges a few keys past 24 h (skipping rows another purge holds).
+export async function recordIdempotentAnswer(
+  tx: Queryable,
+  apiKeyId: string,
+  key: string,
+  answer: StoredAnswer,
+): Promise<void> {
+  await tx.query(
+    `update idempotency_keys set status = $3, response_body = $4, location = $5
+      where api_key_id = $1 and key = $2`,
+    [apiKeyId, key, answer.status, answer.body, answer.location],
+  );
+  await tx.query(
+    `delete from idempotency_keys where (api_key_id, key) in (
+       select api_key_id, key from idempotency_keys
+        where created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
+        limit 100 for update skip locked)`,
+  );
+}
+
+// Gives the key up when its request ended without an answer worth replaying (a refusal, an outage): a retry runs
+// the request again.
+export async function releaseIdempotencyKey(db: Queryable, apiKeyId: string, key: string): Promise<void> {
+  await db.query("delete from idempotency_keys where api_key_id = $1 and key = $2 and status is null", [
+    apiKeyId,
+    key,
+  ]);
+}
