@@ -8,13 +8,14 @@ import {
   validateScopes,
 } from "../lib/keys/store";
 import { loadConfig, type Config } from "../lib/config";
-import { READ_SCOPES, type Scope } from "../lib/keys/scopes";
+import { READ_SCOPES, WRITE_SCOPE, type Scope } from "../lib/keys/scopes";
 import { CliError, runCli, UsageError } from "./lib/cli";
 import { orgOrFail, withDatabase } from "./lib/database";
 import { parseDuration } from "./lib/duration";
 import { loadEnvFiles } from "./lib/env";
 
-const HELP = `Usage: npm run keys -- <command> [options]
+// The usage text; products:write is mentioned only while the write preview is on.
+const help = (writePreview: boolean) => `Usage: npm run keys -- <command> [options]
 
 Manages the API keys of an organization on the configured database
 (the embedded one under DATA_DIR, or DATABASE_URL / POSTGRES_URL).
@@ -22,7 +23,13 @@ Manages the API keys of an organization on the configured database
 Commands:
   create --org <slug> [--name <text>] [--scopes <a,b>] [--expires-in <30d|12h|90m|2w>]
       Creates a key and prints it as the last line. It is shown only once: only its SHA-256 is stored.
-      Scopes default to all read scopes: ${READ_SCOPES.join(", ")}.
+      Scopes default to all read scopes: ${READ_SCOPES.join(", ")}.${
+        writePreview
+          ? `
+      The write preview is on (PUBLIC_API_WRITE_PREVIEW): --scopes may also name ${WRITE_SCOPE},
+      which lets the key create products (never granted by default).`
+          : ""
+      }
   list --org <slug>
       Lists the organization's keys (display prefix, name, scopes, status, dates).
   revoke <key-or-id> [--org <slug>]
@@ -125,13 +132,14 @@ async function list(config: Config, values: ReturnType<typeof parse>["values"], 
     }
     const rows = [["ID", "PREFIX", "NAME", "STATUS", "SCOPES", "CREATED", "EXPIRES", "LAST USED"]];
     for (const k of keys) {
-      const scopes = k.scopes.length === READ_SCOPES.length && READ_SCOPES.every((s) => k.scopes.includes(s));
+      const allRead = READ_SCOPES.every((s) => k.scopes.includes(s));
+      const others = k.scopes.filter((s) => !(READ_SCOPES as readonly string[]).includes(s));
       rows.push([
         k.id,
         `${k.prefix}…`,
         k.name,
         k.status,
-        scopes ? "all read" : k.scopes.join(","),
+        allRead ? ["all read", ...others].join(",") : k.scopes.join(","),
         k.createdAt,
         k.expiresAt ?? "never",
         k.lastUsedAt ?? "never",
@@ -164,7 +172,14 @@ async function main() {
   const { values, positionals } = parse(argv);
   const [command, ...rest] = positionals;
   if (values.help || command === "help") {
-    console.log(HELP);
+    loadEnvFiles();
+    let writePreview = false;
+    try {
+      writePreview = loadConfig().PUBLIC_API_WRITE_PREVIEW;
+    } catch {
+      // A configuration error is reported by the commands that need it; the help still prints.
+    }
+    console.log(help(writePreview));
     return;
   }
   if (!command) throw new UsageError("missing command (create, list or revoke)");

@@ -50,6 +50,8 @@ function keysSuite(label: string, open: () => Promise<Backend>) {
       const help = await keys(["--help"]);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain("Usage: npm run keys");
+      // The write preview is off: the help says nothing about writing.
+      expect(help.stdout).not.toMatch(/write|preview/i);
       const bad = await Promise.all(
         [
           [],
@@ -200,6 +202,20 @@ function keysSuite(label: string, open: () => Promise<Backend>) {
       });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain("products:read, products:write");
+      const id = keyId(r.stdout);
+      // One process at a time: the embedded database is opened by one process only.
+      const on = { PUBLIC_API_WRITE_PREVIEW: "true" };
+      const help = await keys(["--help"], on);
+      const listed = await keys(["list", "--org", "globex"], on);
+      // Without --scopes, a key gets the read scopes only, switch on or not.
+      const plain = await keys(["create", "--org", "globex", "--name", "reader"], on);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/--scopes may also name products:write/);
+      expect(listed.stdout.split("\n").find((l) => l.startsWith(id))).toMatch(
+        /active\s+products:read,products:write\s/,
+      );
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).toMatch(new RegExp(`scopes:\\s+${READ_SCOPES.join(", ")}\n`));
     });
 
     if (label.startsWith("the embedded")) {
