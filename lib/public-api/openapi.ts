@@ -1,15 +1,22 @@
 import { z } from "zod";
+import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
 import type { ParamDef } from "@/lib/catalog/query";
 import {
   attributeSchema,
   categorySchema,
+  createdProductSchema,
   familySchema,
   mediaSchema,
   paginationSchema,
+  productDraftSchema,
   productSchema,
 } from "@/lib/catalog/schemas";
+import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import { createProductQuery } from "./create-product";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
-import { ERRORS, readErrorBodySchema, type ErrorCode } from "./errors";
+import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
+import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
+import { WRITE_BODY_LIMIT } from "./with-public-api";
 
 type Json = Record<string, unknown>;
 
@@ -21,6 +28,18 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
     ...rest
   } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
   return rest;
+}
+
+// The schemas of a registry, each named by its id and referring to the others as #/components/schemas/<id>.
+function componentSchemas(registry: z.core.$ZodRegistry<{ id: string }>): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(registry, {
+    io: "input",
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...rest }]) => [name, rest as Json]),
+  );
 }
 
 function parameter(name: string, p: ParamDef): Json {
@@ -68,13 +87,18 @@ function errorExample(code: ErrorCode, message?: string, extra: Json = {}): Json
   };
 }
 
-function errorResponseDoc(description: string, examples: Record<string, Json>, headers: Json = {}): Json {
+function errorResponseDoc(
+  description: string,
+  examples: Record<string, Json>,
+  headers: Json = {},
+  schema = "Error",
+): Json {
   return {
     description,
     headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" }, ...headers },
     content: {
       "application/json": {
-        schema: { $ref: "#/components/schemas/Error" },
+        schema: { $ref: `#/components/schemas/${schema}` },
         examples: Object.fromEntries(Object.entries(examples).map(([k, v]) => [k, { value: v }])),
       },
     },
@@ -165,6 +189,265 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
   };
 }
 
+// A write-preview error example: the error with its `details`.
+function writeErrorExample(code: ErrorCode, message: string | undefined, details: Json[]): Json {
+  return errorExample(code, message, { details });
+}
+
+const detail = (field: string, code: string, message: string): Json => ({ field, code, message });
+
+const writeError = (description: string, examples: Record<string, Json>, headers: Json = {}): Json =>
+  errorResponseDoc(description, examples, headers, "WriteError");
+
+const IDEMPOTENCY_KEY_SCHEMA = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/);
+
+// POST /public/v1/products, documented only while the write preview is on (marked preview: it may still change).
+function createProductOperation(): Json {
+  const scope = WRITE_SCOPE;
+  const dryRun = parameter("dryRun", createProductQuery.params.dryRun!);
+  return {
+    operationId: "createProduct",
+    summary: "Create a product (preview)",
+    description:
+      "**Preview**: available only while the operator switches the write preview on (`PUBLIC_API_WRITE_PREVIEW=true`); " +
+      "the contract may still change. Creates a draft product in the key's organization from a family, a category and " +
+      "attribute values checked against each attribute's type; the product is then listed by `GET /public/v1/products` " +
+      "(identifier: the `sku` value, label: the `name` value) and counted in `total` at once. Nothing is ever half " +
+      "created. Every refusal names each offending field in `details`. Send an `Idempotency-Key` to retry safely, " +
+      "`?dryRun=true` to validate without writing." +
+      `\n\nRequired scope: \`${scope}\`.`,
+    tags: ["Products"],
+    security: [{ bearerAuth: [scope] }],
+    "x-required-scope": scope,
+    "x-preview": true,
+    parameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          `Makes retries safe (IETF httpapi idempotency-key draft): 1 to 255 visible ASCII characters, a UUID for example, ` +
+          `unique per request you mean; kept ${IDEMPOTENCY_TTL_HOURS} h per API key. A retry with the same key and the same ` +
+          "body gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and creates " +
+          "nothing; the same key with another body is a 422 (`PUBLIC_API_IDEMPOTENCY_KEY_REUSED`); the same key while " +
+          "the first request still runs is a 409 (`PUBLIC_API_IDEMPOTENCY_KEY_IN_USE`): retry it. A refused request " +
+          "(4xx) leaves the key free.",
+        schema: jsonSchema(IDEMPOTENCY_KEY_SCHEMA, "input"),
+        example: "5f0c7a52-8d7e-4b7a-9a43-3c1d2e9b6f10",
+      },
+      {
+        ...dryRun,
+        description: "`true`: every check of the creation, nothing written; 200 with what would be created.",
+      },
+    ],
+    requestBody: {
+      required: true,
+      description: `JSON (\`Content-Type: application/json\`), at most ${WRITE_BODY_LIMIT / 1024} KB.`,
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/CreateProductRequest" },
+        },
+      },
+    },
+    responses: {
+      "200": {
+        description:
+          "Dry run (`?dryRun=true`): every check passed; what would be created. Nothing was written.",
+        headers: RATE_LIMIT_HEADERS,
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/ProductDraft" },
+            example: {
+              dryRun: true,
+              familyId: "fam_1b2C3d4E5f6G7h8I",
+              categoryId: "cat_9a8B7c6D5e4F3g2H",
+              status: "draft",
+              identifier: "ACM-CHA-000124",
+              label: "Chaise Oslo en noyer",
+              values: { sku: "ACM-CHA-000124", name: "Chaise Oslo en noyer", price: { EUR: 149.9 } },
+            },
+          },
+        },
+      },
+      "201": {
+        description:
+          "Created: the product, a draft. With an `Idempotency-Key`, a retry gets this same answer again with `Idempotent-Replayed: true`.",
+        headers: {
+          ...RATE_LIMIT_HEADERS,
+          Location: {
+            description: "URL of the new product (`GET /public/v1/products/{id}` is planned).",
+            schema: { type: "string", format: "uri" },
+          },
+          "Idempotent-Replayed": {
+            description:
+              "`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`.",
+            schema: { type: "string", enum: ["true"] },
+          },
+        },
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/CreatedProduct" },
+            example: {
+              id: "prd_3Hk8sD1fG6jL2zX9",
+              familyId: "fam_1b2C3d4E5f6G7h8I",
+              categoryId: "cat_9a8B7c6D5e4F3g2H",
+              status: "draft",
+              createdAt: "2026-06-07T09:30:12.345Z",
+            },
+          },
+        },
+      },
+      "400": writeError(
+        "The body is not JSON or not an object, has an unknown field or an `organizationId`, names an unknown attribute or gives a value of the wrong type; or a query parameter or the `Idempotency-Key` header is invalid. `details` names each field.",
+        {
+          malformedJson: writeErrorExample(
+            "PUBLIC_API_INVALID_BODY",
+            "Corps de requête invalide : JSON mal formé.",
+            [detail("body", "INVALID_JSON", "Le corps n'est pas un JSON valide.")],
+          ),
+          organizationId: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
+            detail(
+              "organizationId",
+              "FORBIDDEN_FIELD",
+              "Champ « organizationId » interdit : l'organisation est celle de la clé API.",
+            ),
+          ]),
+          unknownField: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
+            detail(
+              "sku",
+              "UNKNOWN_FIELD",
+              "Champ « sku » inconnu. Champs acceptés : familyId, categoryId, values.",
+            ),
+          ]),
+          unknownAttribute: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
+            detail("values.colour", "UNKNOWN_ATTRIBUTE", "Attribut « colour » inconnu dans l'organisation."),
+          ]),
+          wrongType: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
+            detail(
+              "values.price.EUR",
+              "INVALID_TYPE",
+              "Montant invalide : un nombre positif ou nul attendu.",
+            ),
+          ]),
+          invalidIdempotencyKey: writeErrorExample("PUBLIC_API_INVALID_HEADER", undefined, [
+            detail(
+              "Idempotency-Key",
+              "INVALID_IDEMPOTENCY_KEY",
+              "Clé d'idempotence invalide : de 1 à 255 caractères ASCII visibles attendus (un UUID, par exemple).",
+            ),
+          ]),
+          invalidDryRun: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            "Paramètre « dryRun » invalide : true ou false attendu (reçu « yes »).",
+          ),
+        },
+      ),
+      "401": errorResponseDoc(
+        "The key is missing, invalid, expired or revoked.",
+        {
+          missing: errorExample("PUBLIC_API_KEY_MISSING"),
+          invalid: errorExample("PUBLIC_API_KEY_INVALID"),
+          expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
+          revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
+        },
+        { "WWW-Authenticate": { schema: { type: "string" }, example: 'Bearer realm="public-api"' } },
+        "WriteError",
+      ),
+      "403": writeError(`The key lacks the \`${scope}\` scope.`, {
+        insufficientScope: errorExample(
+          "PUBLIC_API_INSUFFICIENT_SCOPE",
+          `La clé API n'a pas le scope « ${scope} » requis pour cette ressource.`,
+        ),
+      }),
+      "404": writeError(
+        "The family or the category is not one of the key's organization (the same answer whether it exists elsewhere or nowhere).",
+        {
+          familyNotFound: writeErrorExample("PUBLIC_API_FAMILY_NOT_FOUND", undefined, [
+            detail("familyId", "NOT_FOUND", ERRORS.PUBLIC_API_FAMILY_NOT_FOUND.message),
+          ]),
+          categoryNotFound: writeErrorExample("PUBLIC_API_CATEGORY_NOT_FOUND", undefined, [
+            detail("categoryId", "NOT_FOUND", ERRORS.PUBLIC_API_CATEGORY_NOT_FOUND.message),
+          ]),
+        },
+      ),
+      "409": writeError(
+        "The SKU, or the value of a `uniqueValue` attribute, is already used in the organization; or a request with the same `Idempotency-Key` is still running (retry after `Retry-After` seconds with the same key).",
+        {
+          skuTaken: writeErrorExample("PUBLIC_API_CONFLICT", undefined, [
+            detail(
+              "values.sku",
+              "ALREADY_EXISTS",
+              "Le SKU « ACM-CHA-000124 » est déjà utilisé dans l'organisation.",
+            ),
+          ]),
+          idempotencyKeyInUse: writeErrorExample("PUBLIC_API_IDEMPOTENCY_KEY_IN_USE", undefined, [
+            detail("Idempotency-Key", "KEY_IN_USE", "La première requête avec cette clé n'est pas terminée."),
+          ]),
+        },
+        { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+      ),
+      "413": writeError(
+        `The body is larger than ${WRITE_BODY_LIMIT / 1024} KB (${WRITE_BODY_LIMIT} bytes).`,
+        {
+          tooLarge: writeErrorExample(
+            "PUBLIC_API_PAYLOAD_TOO_LARGE",
+            `Corps de requête trop volumineux : ${WRITE_BODY_LIMIT / 1024} Ko au plus.`,
+            [detail("body", "TOO_LARGE", `Le corps dépasse ${WRITE_BODY_LIMIT} octets.`)],
+          ),
+        },
+      ),
+      "415": writeError("No `Content-Type`, or one other than `application/json`.", {
+        unsupportedMediaType: writeErrorExample("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, [
+          detail(
+            "Content-Type",
+            "UNSUPPORTED_MEDIA_TYPE",
+            "Type de contenu « text/plain » non pris en charge : application/json attendu.",
+          ),
+        ]),
+      }),
+      "422": writeError(
+        "Well-formed data that breaks a rule: an attribute the family requires is missing, or an attribute is not the family's; or the `Idempotency-Key` was used with another body in the last 24 h.",
+        {
+          requiredMissing: writeErrorExample("PUBLIC_API_UNPROCESSABLE", undefined, [
+            detail("values.price", "REQUIRED", "Attribut « price » obligatoire pour cette famille."),
+          ]),
+          notInFamily: writeErrorExample("PUBLIC_API_UNPROCESSABLE", undefined, [
+            detail(
+              "values.supplier_ref",
+              "NOT_IN_FAMILY",
+              "L'attribut « supplier_ref » n'appartient pas à la famille.",
+            ),
+          ]),
+          idempotencyKeyReused: writeErrorExample("PUBLIC_API_IDEMPOTENCY_KEY_REUSED", undefined, [
+            detail(
+              "Idempotency-Key",
+              "KEY_REUSED",
+              "Cette clé a été utilisée avec un autre corps de requête dans les dernières 24 heures.",
+            ),
+          ]),
+        },
+      ),
+      "429": writeError(
+        "Rate limit exceeded (creations count like reads); retry after `retryAfter` seconds with the same `Idempotency-Key`.",
+        { rateLimited: errorExample("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, { retryAfter: 12 }) },
+        { ...RATE_LIMIT_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+      ),
+      "500": writeError("Unexpected error; nothing internal is disclosed. Nothing was created.", {
+        internal: errorExample("PUBLIC_API_INTERNAL_ERROR"),
+      }),
+      "503": writeError(
+        "The database or the rate limiter cannot be reached; retry later with the same `Idempotency-Key`.",
+        { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
+        { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+      ),
+    },
+  };
+}
+
 const EXAMPLES: Record<string, Json> = {
   products: {
     id: "prd_7Yq2nC4kP0sLx9Ta",
@@ -220,23 +503,38 @@ const ITEM_NAMES: Record<keyof typeof ENDPOINTS, string> = {
   media: "Media",
 };
 
-// The OpenAPI 3.1 document of the public API, generated from the zod schemas that validate requests.
-export function buildOpenApiDocument(baseUrl: string): Json {
+// What the document describes besides V1: the write preview (PUBLIC_API_WRITE_PREVIEW), off by default.
+export interface OpenApiOptions {
+  writePreview?: boolean;
+}
+
+// The OpenAPI 3.1 document of the public API, generated from the zod schemas that validate requests. With the
+// write preview off it describes V1 only (the five reads); on, it adds POST /public/v1/products, marked preview.
+export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = {}): Json {
+  const writes = options.writePreview === true;
   const paths: Json = {};
   for (const [name, e] of Object.entries(ENDPOINTS) as [keyof typeof ENDPOINTS, ListEndpoint][]) {
     paths[e.path] = { get: operation(e, ITEM_NAMES[name], EXAMPLES[name]!) };
   }
+  if (writes) (paths[ENDPOINTS.products.path] as Json).post = createProductOperation();
+  const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
     info: {
       title: "Public Catalog API",
       version: "1.0.0",
-      summary: "Read-only access to one organization's product catalog.",
+      summary: writes
+        ? "Access to one organization's product catalog: reads, and product creation in preview."
+        : "Read-only access to one organization's product catalog.",
       description:
         "Read-only HTTP/JSON API over the product catalog of the organization that owns the API key. " +
         "Every call sends `Authorization: Bearer <API_KEY>`; the key carries scopes and belongs to exactly one organization. " +
         "Lists page with `page`/`perPage`, search with `q`, sort with `sort=field.asc|desc`. Errors have the shape " +
-        "`{ statusCode, message, error, code, requestId }`; messages are in French.",
+        "`{ statusCode, message, error, code, requestId }`; messages are in French." +
+        (writes
+          ? " Write preview (switched on on this server): `POST /public/v1/products` creates draft products with the " +
+            "`products:write` scope; its errors add `details`, one entry per offending field. It may still change."
+          : ""),
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: baseUrl, description: "This server" }],
@@ -255,8 +553,9 @@ export function buildOpenApiDocument(baseUrl: string): Json {
           type: "http",
           scheme: "bearer",
           bearerFormat: "pca_…",
-          description:
-            "An API key created in the console. Scopes: products:read, families:read, attributes:read, categories:read, media:read.",
+          description: writes
+            ? `An API key created in the console. Scopes: ${readScopes}; ${WRITE_SCOPE} (write preview: creates products; never granted by default).`
+            : `An API key created in the console. Scopes: ${readScopes}.`,
         },
       },
       schemas: {
@@ -267,6 +566,14 @@ export function buildOpenApiDocument(baseUrl: string): Json {
         Media: jsonSchema(mediaSchema, "output"),
         Pagination: jsonSchema(paginationSchema, "output"),
         Error: jsonSchema(readErrorBodySchema, "output"),
+        ...(writes
+          ? {
+              ...componentSchemas(createProductSchemaRegistry),
+              CreatedProduct: jsonSchema(createdProductSchema, "output"),
+              ProductDraft: jsonSchema(productDraftSchema, "output"),
+              WriteError: jsonSchema(errorBodySchema, "output"),
+            }
+          : {}),
       },
       headers: {
         "X-Request-Id": {

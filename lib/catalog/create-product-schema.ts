@@ -1,0 +1,141 @@
+// The request body of a product creation (write preview) as zod schemas: the OpenAPI document's request schema and
+// the property test's generator come from here. The checks against the organization's catalog (attribute codes and
+// types, channels, options, media, the family's rules) stay in lib/catalog/create-product.ts.
+import { z } from "zod";
+import type { AttributeType } from "@/db/schema";
+import { TEXT_MAX, TEXTAREA_MAX } from "./create-product";
+
+// Longest familyId and categoryId accepted, in characters (lib/catalog/create-product.ts checks the same bound).
+export const CREATE_ID_MAX = 128;
+
+const notBlank = (max: number, what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/\S/)
+    .meta({ description: `${what}: 1 to ${max} characters, not only spaces.` });
+
+// The value each attribute type takes (unscoped), in the attribute list's type order.
+export const attributeValueSchemas = {
+  TEXT: notBlank(TEXT_MAX, "A TEXT attribute").meta({ title: "TEXT", example: "Chaise Oslo en noyer" }),
+  TEXTAREA: notBlank(TEXTAREA_MAX, "A TEXTAREA attribute").meta({
+    title: "TEXTAREA",
+    example: "Assise en noyer massif, pieds fuselés.",
+  }),
+  NUMBER: z
+    .number()
+    .meta({ title: "NUMBER", description: "A NUMBER attribute: a finite number.", example: 4.5 }),
+  PRICE: z.record(z.string().regex(/^[A-Z]{3}$/), z.number().min(0)).meta({
+    title: "PRICE",
+    description:
+      "A PRICE attribute: an object of ISO 4217 currency code to a non-negative amount with at most the currency's decimals (EUR 2, JPY 0, KWD 3).",
+    minProperties: 1,
+    example: { EUR: 149.9, USD: 164 },
+  }),
+  BOOLEAN: z.boolean().meta({ title: "BOOLEAN", description: "A BOOLEAN attribute.", example: true }),
+  DATE: z.iso.date().meta({
+    title: "DATE",
+    description: "A DATE attribute: a calendar date `YYYY-MM-DD`.",
+    example: "2026-09-01",
+  }),
+  SELECT: z.string().min(1).meta({
+    title: "SELECT",
+    description: "A SELECT attribute: the code of one of its options.",
+    example: "walnut",
+  }),
+  MULTI_SELECT: z.array(z.string().min(1)).meta({
+    title: "MULTI_SELECT",
+    description: "A MULTI_SELECT attribute: distinct codes of its options.",
+    uniqueItems: true,
+    example: ["indoor", "dining"],
+  }),
+  MEDIA: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).meta({
+    title: "MEDIA",
+    description: "A MEDIA attribute: the id of a media of the organization, or a non-empty list of ids.",
+    example: ["med_2S3t4U5v6W7x8Y9z"],
+  }),
+} satisfies Record<AttributeType, z.ZodType>;
+
+const V = attributeValueSchemas;
+const unscopedValueSchema = z.union([
+  V.TEXT,
+  V.TEXTAREA,
+  V.NUMBER,
+  V.PRICE,
+  V.BOOLEAN,
+  V.DATE,
+  V.SELECT,
+  V.MULTI_SELECT,
+  V.MEDIA,
+]);
+
+// A value of a scopable attribute given per channel: channel id → the attribute type's value.
+export const scopedValueSchema = z.record(z.string().min(1), unscopedValueSchema).meta({
+  title: "Per channel",
+  description:
+    "A scopable attribute only (`isScopable`): an object of channel id to the value for that channel, instead of one value for every channel.",
+  minProperties: 1,
+  example: { chn_5Tq8wE2rY7uI3oP1: "Chaise Oslo en noyer" },
+});
+
+// One entry of `values`: the value its attribute's type takes, or per channel for a scopable attribute.
+export const attributeValueSchema = z
+  .union([...Object.values(attributeValueSchemas), scopedValueSchema])
+  .meta({
+    description:
+      "The value of one attribute, by the attribute's `type` (see GET /public/v1/attributes); a scopable attribute also takes an object of channel id to value.",
+  });
+
+const reference = (what: string, example: string) =>
+  z
+    .string()
+    .min(1)
+    .max(CREATE_ID_MAX)
+    .meta({ description: `Id of a ${what} of the key's organization.`, example });
+
+// The body of POST /public/v1/products: nothing but these three fields (no organizationId: it is the key's).
+export const createProductBodySchema = z
+  .object({
+    familyId: reference("family", "fam_1b2C3d4E5f6G7h8I"),
+    categoryId: reference("category", "cat_9a8B7c6D5e4F3g2H"),
+    values: z.record(z.string().min(1), attributeValueSchema).meta({
+      description:
+        "Public attribute code → value. `sku` is required (the product's identifier), `name` gives its label; every attribute the family requires must be there, and only attributes of the family.",
+    }),
+  })
+  .strict()
+  .meta({
+    description:
+      "A product to create as a draft. The organization is the API key's: the body carries no `organizationId`.",
+    example: {
+      familyId: "fam_1b2C3d4E5f6G7h8I",
+      categoryId: "cat_9a8B7c6D5e4F3g2H",
+      values: {
+        sku: "ACM-CHA-000124",
+        name: "Chaise Oslo en noyer",
+        description: "Assise en noyer massif, pieds fuselés.",
+        price: { EUR: 149.9 },
+      },
+    },
+  });
+export type CreateProductBody = z.infer<typeof createProductBodySchema>;
+
+const COMPONENT_NAMES: Record<AttributeType, string> = {
+  TEXT: "TextValue",
+  TEXTAREA: "TextareaValue",
+  NUMBER: "NumberValue",
+  PRICE: "PriceValue",
+  BOOLEAN: "BooleanValue",
+  DATE: "DateValue",
+  SELECT: "SelectValue",
+  MULTI_SELECT: "MultiSelectValue",
+  MEDIA: "MediaValue",
+};
+
+// The request's schemas under the names the OpenAPI document gives them (each value type once, referenced).
+export const createProductSchemaRegistry = z.registry<{ id: string }>();
+createProductSchemaRegistry.add(createProductBodySchema, { id: "CreateProductRequest" });
+createProductSchemaRegistry.add(attributeValueSchema, { id: "AttributeValue" });
+for (const [type, schema] of Object.entries(attributeValueSchemas))
+  createProductSchemaRegistry.add(schema, { id: COMPONENT_NAMES[type as AttributeType] });
