@@ -14,6 +14,7 @@ export const metadata: Metadata = {
 export default function ReferenceIndex() {
   const doc = getOpenApiDocument() as { info: { version: string } };
   const endpoints = getReferenceEndpoints();
+  const writes = endpoints.flatMap((e) => e.writes.map((w) => ({ ...w, slug: e.slug })));
   return (
     <DocsShell current="/reference">
       <h1>API reference</h1>
@@ -46,6 +47,20 @@ export default function ReferenceIndex() {
               <td>{e.summary}</td>
             </tr>
           ))}
+          {writes.map((w) => (
+            <tr key={w.operationId} data-testid={`operation-${w.anchor}`}>
+              <td>
+                <Link href={`/reference/${w.slug}#${w.anchor}`}>
+                  <span className="method">{w.method}</span> <code>{w.path}</code>
+                </Link>{" "}
+                {w.preview ? <span className="tag changed">Preview</span> : null}
+              </td>
+              <td>
+                <span className="scope-badge">{w.scope}</span>
+              </td>
+              <td>{w.summary}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
       <h2>Common to every endpoint</h2>
@@ -62,11 +77,20 @@ export default function ReferenceIndex() {
           Errors: <code>{"{ statusCode, message, error, code, requestId }"}</code> (see{" "}
           <Link href="/docs/errors">errors</Link> and <Link href="/docs/rate-limits">rate limits</Link>).
         </li>
-        <li>
-          Not available in V1: <code>GET /public/v1/products/{"{id}"}</code>,{" "}
-          <code>POST /public/v1/products</code>, <code>GET /public/v1/channels</code> (see the{" "}
-          <Link href="/docs/versioning">roadmap</Link>).
-        </li>
+        {writes.length > 0 ? (
+          <li>
+            In preview on this server: <code>POST /public/v1/products</code> (scope{" "}
+            <code>products:write</code>; see <Link href="/docs/creating-products">creating products</Link>).
+            Not available in V1: <code>GET /public/v1/products/{"{id}"}</code>,{" "}
+            <code>GET /public/v1/channels</code> (see the <Link href="/docs/versioning">roadmap</Link>).
+          </li>
+        ) : (
+          <li>
+            Not available in V1: <code>GET /public/v1/products/{"{id}"}</code>,{" "}
+            <code>POST /public/v1/products</code>, <code>GET /public/v1/channels</code> (see the{" "}
+            <Link href="/docs/versioning">roadmap</Link>).
+          </li>
+        )}
       </ul>
     </DocsShell>
   );

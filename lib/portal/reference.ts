@@ -39,6 +39,47 @@ export interface RefField {
   allowed?: string[];
 }
 
+// One answer of a write operation with a body: status, description, headers, schema fields and example.
+export interface RefResponse {
+  status: string;
+  description: string;
+  headers: string[];
+  schemaName: string;
+  fields: RefField[];
+  example: Json;
+}
+
+// One type of attribute value a write body accepts (an alternative of the document's AttributeValue).
+export interface RefValueType {
+  name: string;
+  type: string;
+  description: string;
+  example?: unknown;
+}
+
+// A write operation on an endpoint's path (the write preview's POST), entirely derived from the OpenAPI document.
+export interface RefWriteOperation {
+  method: "POST";
+  path: string;
+  /** Anchor of its section on the endpoint's reference page. */
+  anchor: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  scope: string;
+  /** Marked `x-preview` in the document: may still change. */
+  preview: boolean;
+  headerParams: RefParam[];
+  queryParams: RefParam[];
+  bodyDescription: string;
+  bodySchemaName: string;
+  bodyFields: RefField[];
+  valueTypes: RefValueType[];
+  bodyExample: Json;
+  responses: RefResponse[];
+  errors: RefError[];
+}
+
 // One endpoint of the reference, entirely derived from the OpenAPI document.
 export interface RefEndpoint {
   /** URL segment of its reference page: /reference/<slug>. */
@@ -58,6 +99,8 @@ export interface RefEndpoint {
   errors: RefError[];
   /** Headers of the 200 answer. */
   successHeaders: string[];
+  /** Write operations on the same path (none unless the write preview is on). */
+  writes: RefWriteOperation[];
 }
 
 function resolveRef(doc: Json, ref: string): Json {
@@ -114,7 +157,86 @@ function param(raw: Json): RefParam {
   };
 }
 
-// Reads the reference endpoints out of an OpenAPI document (every GET operation under /public/v1).
+function errorsOf(responses: Record<string, Json>, success: (status: string) => boolean): RefError[] {
+  return Object.entries(responses)
+    .filter(([status]) => !success(status))
+    .map(([status, r]) => {
+      const content = (r.content as Record<string, Json> | undefined)?.["application/json"];
+      const examples = Object.entries((content?.examples as Record<string, Json> | undefined) ?? {}).map(
+        ([name, ex]) => ({ name, body: ex.value as Json }),
+      );
+      return { status, description: String(r.description ?? ""), examples };
+    });
+}
+
+const stripScope = (description: unknown) =>
+  String(description ?? "")
+    .replace(/\n\nRequired scope: `[^`]+`\.$/, "")
+    .trim();
+
+// The alternatives of a value schema (anyOf), each by its title.
+function valueTypes(doc: Json, schema: Json): RefValueType[] {
+  const s = typeof schema.$ref === "string" ? resolveRef(doc, schema.$ref) : schema;
+  return ((s.anyOf as Json[] | undefined) ?? []).map((raw) => {
+    const a = typeof raw.$ref === "string" ? resolveRef(doc, raw.$ref) : raw;
+    return {
+      name: String(a.title ?? typeOf(a)),
+      type: typeOf(a),
+      description: String(a.description ?? ""),
+      example: a.example,
+    };
+  });
+}
+
+// A write operation (POST) of a path, read out of the document.
+function writeOperation(doc: Json, path: string, op: Json): RefWriteOperation {
+  const responses = op.responses as Record<string, Json>;
+  const params = (op.parameters as Json[] | undefined) ?? [];
+  const body = (op.requestBody as Json | undefined) ?? {};
+  const bodySchema = ((body.content as Record<string, Json> | undefined)?.["application/json"]?.schema ??
+    {}) as Json;
+  const bodyRef = String(bodySchema.$ref ?? "");
+  const resolvedBody = bodyRef ? resolveRef(doc, bodyRef) : bodySchema;
+  const valuesSchema = ((resolvedBody.properties as Record<string, Json> | undefined)?.values ?? {}) as Json;
+  const success = (status: string) => status.startsWith("2");
+  return {
+    method: "POST",
+    path,
+    anchor: String(op.operationId)
+      .replace(/([a-z])([A-Z])/g, "$1-$2")
+      .toLowerCase(),
+    operationId: String(op.operationId),
+    summary: String(op.summary ?? ""),
+    description: stripScope(op.description),
+    scope: String(op["x-required-scope"] ?? ""),
+    preview: op["x-preview"] === true,
+    headerParams: params.filter((p) => p.in === "header").map(param),
+    queryParams: params.filter((p) => p.in === "query").map(param),
+    bodyDescription: String(body.description ?? ""),
+    bodySchemaName: bodyRef.split("/").pop() ?? "",
+    bodyFields: fields(doc, resolvedBody),
+    valueTypes: valueTypes(doc, (valuesSchema.additionalProperties as Json | undefined) ?? {}),
+    bodyExample: (resolvedBody.example as Json | undefined) ?? {},
+    responses: Object.entries(responses)
+      .filter(([status]) => success(status))
+      .map(([status, r]) => {
+        const content = (r.content as Record<string, Json>)["application/json"]!;
+        const ref = String((content.schema as Json).$ref ?? "");
+        return {
+          status,
+          description: String(r.description ?? ""),
+          headers: Object.keys((r.headers as Json | undefined) ?? {}),
+          schemaName: ref.split("/").pop() ?? "",
+          fields: ref ? fields(doc, { $ref: ref }) : [],
+          example: content.example as Json,
+        };
+      }),
+    errors: errorsOf(responses, success),
+  };
+}
+
+// Reads the reference endpoints out of an OpenAPI document (every GET operation under /public/v1, with the write
+// operations of its path).
 export function endpointsFromDocument(doc: Json): RefEndpoint[] {
   const out: RefEndpoint[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
@@ -126,24 +248,14 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
     const okSchema = okContent.schema as Json;
     const dataItems = ((okSchema.properties as Record<string, Json>).data!.items as Json) ?? {};
     const itemRef = String(dataItems.$ref ?? "");
-    const errors: RefError[] = Object.entries(responses)
-      .filter(([status]) => status !== "200")
-      .map(([status, r]) => {
-        const content = (r.content as Record<string, Json> | undefined)?.["application/json"];
-        const examples = Object.entries((content?.examples as Record<string, Json> | undefined) ?? {}).map(
-          ([name, ex]) => ({ name, body: ex.value as Json }),
-        );
-        return { status, description: String(r.description ?? ""), examples };
-      });
+    const errors = errorsOf(responses, (status) => status === "200");
     out.push({
       slug: path.replace(/^\/public\/v1\//, "").replace(/[^a-z0-9-]+/gi, "-"),
       method: "GET",
       path,
       operationId: String(op.operationId),
       summary: String(op.summary ?? ""),
-      description: String(op.description ?? "")
-        .replace(/\n\nRequired scope: `[^`]+`\.$/, "")
-        .trim(),
+      description: stripScope(op.description),
       tag: String((op.tags as string[] | undefined)?.[0] ?? ""),
       scope: String(op["x-required-scope"] ?? ""),
       params: ((op.parameters as Json[] | undefined) ?? []).map(param),
@@ -153,19 +265,22 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       exampleResponse: okContent.example as Json,
       errors,
       successHeaders: Object.keys((ok.headers as Json | undefined) ?? {}),
+      writes: item.post ? [writeOperation(doc, path, item.post as Json)] : [],
     });
   }
   return out;
 }
 
-let cache: { baseUrl: string; doc: Json; endpoints: RefEndpoint[] } | undefined;
+let cache: { key: string; doc: Json; endpoints: RefEndpoint[] } | undefined;
 
-// The OpenAPI document this server publishes at /public/v1/openapi.json (built once per base URL).
+// The OpenAPI document this server publishes at /public/v1/openapi.json (built once per base URL and write-preview
+// switch).
 export function getOpenApiDocument(): Json {
-  const { baseUrl } = getConfig();
-  if (!cache || cache.baseUrl !== baseUrl) {
-    const doc = buildOpenApiDocument(baseUrl);
-    cache = { baseUrl, doc, endpoints: endpointsFromDocument(doc) };
+  const { baseUrl, PUBLIC_API_WRITE_PREVIEW: writePreview } = getConfig();
+  const key = `${writePreview} ${baseUrl}`;
+  if (!cache || cache.key !== key) {
+    const doc = buildOpenApiDocument(baseUrl, { writePreview });
+    cache = { key, doc, endpoints: endpointsFromDocument(doc) };
   }
   return cache.doc;
 }
@@ -179,4 +294,71 @@ export function getReferenceEndpoints(): RefEndpoint[] {
 // One endpoint of the reference by its page slug, or undefined.
 export function getReferenceEndpoint(slug: string): RefEndpoint | undefined {
   return getReferenceEndpoints().find((e) => e.slug === slug);
+}
+
+// Code samples of one write (the body sent as JSON with a fresh Idempotency-Key) in the reference's languages.
+export function writeSamples(r: {
+  baseUrl: string;
+  path: string;
+  body: Json;
+  key: string;
+}): Record<"curl" | "javascript" | "python", string> {
+  const url = `${r.baseUrl}${r.path}`;
+  const json = JSON.stringify(r.body, null, 2);
+  const env = r.key.replace(/^\$/, "");
+  const indent = (text: string, by: string) => text.replace(/\n/g, `\n${by}`);
+  return {
+    curl: [
+      `curl -sS -X POST '${url}' \\`,
+      `  -H "Authorization: Bearer ${r.key}" \\`,
+      "  -H 'Content-Type: application/json' \\",
+      '  -H "Idempotency-Key: $(openssl rand -hex 16)" \\',
+      "  --data-binary @- <<'JSON'",
+      json,
+      "JSON",
+    ].join("\n"),
+    javascript: [
+      `const product = ${indent(json, "")};`,
+      "",
+      `const response = await fetch(${JSON.stringify(url)}, {`,
+      '  method: "POST",',
+      "  headers: {",
+      `    Authorization: \`Bearer \${process.env.${env}}\`,`,
+      '    "Content-Type": "application/json",',
+      '    "Idempotency-Key": crypto.randomUUID(), // reuse it when you retry this same request',
+      "  },",
+      "  body: JSON.stringify(product),",
+      "});",
+      "const body = await response.json();",
+      "if (!response.ok) throw new Error(`${body.statusCode} ${body.code}: ${JSON.stringify(body.details)}`);",
+      'console.log(body.id, response.headers.get("Location"));',
+    ].join("\n"),
+    python: [
+      "import os",
+      "import uuid",
+      "",
+      "import requests",
+      "",
+      `product = ${indent(
+        json
+          .replace(/\btrue\b/g, "True")
+          .replace(/\bfalse\b/g, "False")
+          .replace(/\bnull\b/g, "None"),
+        "",
+      )}`,
+      "response = requests.post(",
+      `    ${JSON.stringify(url)},`,
+      "    json=product,",
+      "    headers={",
+      `        "Authorization": f"Bearer {os.environ['${env}']}",`,
+      '        "Idempotency-Key": str(uuid.uuid4()),  # reuse it when you retry this same request',
+      "    },",
+      "    timeout=10,",
+      ")",
+      "body = response.json()",
+      "if not response.ok:",
+      "    raise RuntimeError(f\"{body['statusCode']} {body['code']}: {body.get('details')}\")",
+      'print(body["id"], response.headers["Location"])',
+    ].join("\n"),
+  };
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AllowedValues } from "@/components/allowed-values";
 import { CodeTabs } from "@/components/code-tabs";
@@ -10,7 +11,14 @@ import { TryIt } from "@/components/try-it";
 import { getConfig } from "@/lib/config";
 import { SAMPLE_LANGUAGES, allSamples } from "@/lib/portal/code-samples";
 import { getDemoKey } from "@/lib/portal/demo-key";
-import { getReferenceEndpoint, type RefField, type RefParam } from "@/lib/portal/reference";
+import {
+  getReferenceEndpoint,
+  writeSamples,
+  type RefError,
+  type RefField,
+  type RefParam,
+  type RefWriteOperation,
+} from "@/lib/portal/reference";
 
 type Props = { params: Promise<{ slug: string }> };
 
@@ -173,43 +181,209 @@ export default async function EndpointPage({ params }: Props) {
         <JsonBlock title="Example response" value={e.exampleResponse} />
 
         <h2 id="errors">Errors</h2>
-        <table aria-label="Errors">
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col">When</th>
-              <th scope="col">Codes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {e.errors.map((err) => (
-              <tr key={err.status}>
-                <td className="status-code">{err.status}</td>
-                <td>
-                  <InlineMarkdown source={err.description} />
-                </td>
-                <td>
-                  {[...new Set(err.examples.map((x) => String(x.body.code)))].map((c) => (
-                    <div key={c}>
-                      <code>{c}</code>
-                    </div>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {e.errors.map((err) =>
-          err.examples.map((x) => (
-            <details key={`${err.status}-${x.name}`}>
-              <summary>
-                <span className="status-code">{err.status}</span> {x.name}: {String(x.body.message)}
-              </summary>
-              <JsonBlock title={`${err.status} ${x.name}`} value={x.body} />
-            </details>
-          )),
-        )}
+        <ErrorsSection errors={e.errors} label="Errors" />
+        {e.writes.map((w) => (
+          <WriteOperationSection key={w.operationId} op={w} baseUrl={baseUrl} />
+        ))}
       </article>
     </DocsShell>
+  );
+}
+
+// The errors of an operation: a table of statuses and codes, then each example body.
+function ErrorsSection({ errors, label }: { errors: RefError[]; label: string }) {
+  return (
+    <>
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">When</th>
+            <th scope="col">Codes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {errors.map((err) => (
+            <tr key={err.status}>
+              <td className="status-code">{err.status}</td>
+              <td>
+                <InlineMarkdown source={err.description} />
+              </td>
+              <td>
+                {[...new Set(err.examples.map((x) => String(x.body.code)))].map((c) => (
+                  <div key={c}>
+                    <code>{c}</code>
+                  </div>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {errors.map((err) =>
+        err.examples.map((x) => (
+          <details key={`${err.status}-${x.name}`}>
+            <summary>
+              <span className="status-code">{err.status}</span> {x.name}: {String(x.body.message)}
+            </summary>
+            <JsonBlock title={`${err.status} ${x.name}`} value={x.body} />
+          </details>
+        )),
+      )}
+    </>
+  );
+}
+
+function ParamsTable({ params, label }: { params: RefParam[]; label: string }) {
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Type</th>
+          <th scope="col">Limits</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {params.map((p) => (
+          <tr key={p.name}>
+            <td className="param-name">{p.name}</td>
+            <td className="type">{p.type}</td>
+            <td>{limits(p)}</td>
+            <td>
+              <InlineMarkdown source={p.description} />
+              {p.example !== undefined ? (
+                <>
+                  {" "}
+                  Example: <code>{p.example}</code>.
+                </>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+// A write operation of the endpoint's path (the write preview's POST), marked preview, rendered from the document.
+function WriteOperationSection({ op, baseUrl }: { op: RefWriteOperation; baseUrl: string }) {
+  const samples = writeSamples({ baseUrl, path: op.path, body: op.bodyExample, key: "$PCA_API_KEY" });
+  const id = op.anchor;
+  return (
+    <section
+      className="write-operation"
+      id={id}
+      aria-labelledby={`${id}-title`}
+      data-testid={`operation-${id}`}
+    >
+      <h2 id={`${id}-title`}>
+        {op.summary} {op.preview ? <span className="tag changed">Preview</span> : null}
+      </h2>
+      <p className="endpoint-line">
+        <span className="method">{op.method}</span>
+        <code>{op.path}</code>
+      </p>
+      <p>
+        <InlineMarkdown source={op.description} />
+      </p>
+      <p>
+        Required scope:{" "}
+        <span className="scope-badge" data-testid={`${id}-scope`}>
+          {op.scope}
+        </span>{" "}
+        · guide: <Link href="/docs/creating-products">Creating products (preview)</Link>
+      </p>
+
+      <h3 id={`${id}-headers`}>Headers</h3>
+      <ParamsTable
+        label={`${op.method} ${op.path} headers`}
+        params={[
+          {
+            name: "Authorization",
+            type: "string",
+            description: "`Bearer <API_KEY>` (required).",
+            array: false,
+            boolean: false,
+          },
+          {
+            name: "Content-Type",
+            type: "string",
+            description: "`application/json` (required; anything else is a 415).",
+            array: false,
+            boolean: false,
+          },
+          ...op.headerParams,
+        ]}
+      />
+      <h3 id={`${id}-query`}>Query parameters</h3>
+      <ParamsTable label={`${op.method} ${op.path} query parameters`} params={op.queryParams} />
+
+      <h3 id={`${id}-body`}>Request body · {op.bodySchemaName}</h3>
+      {op.bodyDescription ? (
+        <p>
+          <InlineMarkdown source={op.bodyDescription} />
+        </p>
+      ) : null}
+      <FieldsTable fields={op.bodyFields} label={`${op.bodySchemaName} fields`} />
+      <h4>Values by attribute type</h4>
+      <table aria-label="Values by attribute type">
+        <thead>
+          <tr>
+            <th scope="col">Attribute type</th>
+            <th scope="col">JSON</th>
+            <th scope="col">Description</th>
+            <th scope="col">Example</th>
+          </tr>
+        </thead>
+        <tbody>
+          {op.valueTypes.map((v) => (
+            <tr key={v.name}>
+              <td className="param-name">{v.name}</td>
+              <td className="type">{v.type}</td>
+              <td>
+                <InlineMarkdown source={v.description} />
+              </td>
+              <td>{v.example !== undefined ? <code>{JSON.stringify(v.example)}</code> : "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <JsonBlock title="Example body" value={op.bodyExample} />
+
+      <h3 id={`${id}-samples`}>Code samples</h3>
+      <CodeTabs
+        title={`${op.method} ${op.path} samples`}
+        tabs={SAMPLE_LANGUAGES.map((l) => ({ id: l.id, label: l.label, code: samples[l.id] }))}
+      />
+
+      {op.responses.map((r) => (
+        <div key={r.status}>
+          <h3 id={`${id}-response-${r.status}`}>
+            Response {r.status} · {r.schemaName}
+          </h3>
+          <p>
+            <InlineMarkdown source={r.description} /> Headers:{" "}
+            {r.headers.map((h, i) => (
+              <span key={h}>
+                {i ? ", " : ""}
+                <code>{h}</code>
+              </span>
+            ))}
+            .
+          </p>
+          <FieldsTable fields={r.fields} label={`${r.schemaName} fields`} />
+          <JsonBlock title={`Example ${r.status} response`} value={r.example} />
+        </div>
+      ))}
+
+      <h3 id={`${id}-errors`}>Errors</h3>
+      <p className="muted">
+        Every error of this operation names each offending field in <code>details</code> (
+        <code>{"{ field, code, message }"}</code>).
+      </p>
+      <ErrorsSection errors={op.errors} label={`${op.method} ${op.path} errors`} />
+    </section>
   );
 }
