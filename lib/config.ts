@@ -58,6 +58,9 @@ export const configSchema = z.object({
   TRUST_PROXY: bool.default(false),
   KEY_CACHE_TTL_SECONDS: int(0, 300).default(5),
   KEY_CACHE_MAX_ENTRIES: int(10, 1_000_000).default(10_000),
+  /** The page cache of list answers (issue 15): most entries and most bytes per instance; 0 entries: off. */
+  PAGE_CACHE_MAX_ENTRIES: int(0, 1_000_000).default(5_000),
+  PAGE_CACHE_MAX_BYTES: int(0, 4_294_967_296).default(64 * 1024 * 1024),
   PUBLIC_API_WRITE_PREVIEW: bool.default(false),
   AUTH_SECRET: z.string().min(32, { error: "expected at least 32 characters" }).optional(),
   /** OpenID Connect sign-in for the console: issuer, client id and secret go together (all three or none). */

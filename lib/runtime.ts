@@ -1,6 +1,6 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
-// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors, and what
-// the portal last saw of the database. One global holds it (Next.js bundles each route apart, so a module-level
+// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors, the page
+// cache of list answers, and what the portal last saw of the database. One global holds it (Next.js bundles each route apart, so a module-level
 // variable would be one per bundle); tests and servers build their own and swap it whole with setRuntime.
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
@@ -9,6 +9,7 @@ import { CountCache } from "@/lib/catalog/count-cache";
 import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
+import { PageCache } from "@/lib/public-api/page-cache";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
@@ -34,6 +35,8 @@ export interface Runtime {
   readonly signInBlocks: BoundedMap<string, number>;
   readonly counts: CountCache;
   readonly anchors: AnchorCache;
+  /** Whole list answers under their ETag, served while the organization's catalog version is unchanged. */
+  readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
   /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */
   close(): Promise<void>;
@@ -83,6 +86,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     counts,
     anchors,
+    pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     databaseHealth: { at: 0 },
     close: async () => {
       await limiters.close();

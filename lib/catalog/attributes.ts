@@ -4,7 +4,7 @@ import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { boolParam, defineQuery, enumListParam, idParam, listParams, type QueryOf } from "./query";
 import type { Attribute } from "./schemas";
-import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of attributes: the public sort enum of the query and the SQL behind each, one table.
 export const ATTRIBUTE_SORTS = {
@@ -42,6 +42,7 @@ export async function listAttributes(
     );
   }
   addSearch(where, "a.search", q.q);
+  addUpdatedSince(where, "a.updated_at", q.updatedSince);
   return readList<Attribute, Attribute>(
     ctx,
     {

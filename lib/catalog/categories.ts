@@ -4,7 +4,7 @@ import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { boolParam, defineQuery, idParam, listParams, type QueryOf } from "./query";
 import type { Category } from "./schemas";
-import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of categories: the public sort enum of the query and the SQL behind each, one table.
 export const CATEGORY_SORTS = {
@@ -32,6 +32,7 @@ export async function listCategories(
   else if (q.parentId) where.and("c.parent_id = ?", q.parentId);
   if (q.isMaster !== undefined) where.and("c.is_master = ?", q.isMaster);
   addSearch(where, "c.search", q.q);
+  addUpdatedSince(where, "c.updated_at", q.updatedSince);
   return readList<Category, Category>(
     ctx,
     {

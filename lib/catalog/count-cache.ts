@@ -89,6 +89,12 @@ export class CountCache {
 export const VERSION_SQL =
   "select coalesce((select version::text from catalog_versions where org_id = $1), '0') as version";
 
+// The organization's current catalog version: what an ETag and the page cache are keyed by.
+export async function catalogVersion(db: Queryable, orgId: string): Promise<string> {
+  const [row] = await db.query<{ version: string }>(VERSION_SQL, [orgId]);
+  return String(row?.version ?? "0");
+}
+
 // SQL of the same version as a column of another statement on the organization in $1 (one snapshot with its rows).
 export const VERSION_COLUMN =
   "coalesce((select version::text from catalog_versions where org_id = $1), '0') as catalog_version";

@@ -4,7 +4,7 @@ import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { defineQuery, listParams, type QueryOf } from "./query";
 import type { Family } from "./schemas";
-import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of families: the public sort enum of the query and the SQL behind each, one table.
 export const FAMILY_SORTS = {
@@ -26,6 +26,7 @@ export async function listFamilies(
 ): Promise<ListResult<Family>> {
   const where = new Where("f.org_id", orgId);
   addSearch(where, "f.search", q.q);
+  addUpdatedSince(where, "f.updated_at", q.updatedSince);
   return readList<Family, Family>(
     ctx,
     {

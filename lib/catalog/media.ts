@@ -5,7 +5,7 @@ import { readList, type ListResult } from "./list";
 import { mediaUrls } from "./media-urls";
 import { boolParam, defineQuery, enumListParam, listParams, textParam, type QueryOf } from "./query";
 import type { Media } from "./schemas";
-import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of media: the public sort enum of the query and the SQL behind each, one table.
 export const MEDIA_SORTS = {
@@ -48,6 +48,7 @@ export async function listMedia(
   // link_count is kept by media_links' triggers (migration 0004); a partial index holds the public orphans.
   if (q.orphansOnly) where.and("m.link_count = 0");
   addSearch(where, "m.search", q.q);
+  addUpdatedSince(where, "m.updated_at", q.updatedSince);
   return readList<Row, Media>(
     ctx,
     {
@@ -58,7 +59,7 @@ export async function listMedia(
       count: where.count("media m"),
       order: orderBy(q.sort, MEDIA_SORTS, "m.id"),
       // A type, a category or a search can be rare or everywhere: one plan only without them.
-      onePlan: !q.q && !q.category && !q.type?.length,
+      onePlan: !q.q && !q.category && !q.type?.length && !q.updatedSince,
       map: (r) => ({
         id: r.id,
         slug: r.slug,

@@ -6,7 +6,7 @@ import { readList, type ListResult } from "./list";
 import { searchWalks } from "./search-walk";
 import { defineQuery, idParam, listParams, type QueryOf } from "./query";
 import type { Product } from "./schemas";
-import { Where, addSearch, orderBy, sortFields, type SortColumns } from "./sql";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of products: the public sort enum of the query and the SQL behind each, one table.
 export const PRODUCT_SORTS = {
@@ -57,6 +57,7 @@ export async function listProducts(
     if (q.familyId) w.and("p.family_id = ?", q.familyId);
     if (q.categoryId) w.and("p.category_id = ?", q.categoryId);
     addSearch(w, "p.search", q.q, search);
+    addUpdatedSince(w, "p.updated_at", q.updatedSince);
     return w;
   };
   const counted = filters("index");
@@ -68,6 +69,7 @@ export async function listProducts(
     !!q.q &&
     !q.familyId &&
     !q.categoryId &&
+    !q.updatedSince &&
     !!single &&
     WALKABLE_SORTS.has(single.field) &&
     searchWalks(ctx, count, new Where("p.org_id", orgId).count("products p"), q.page * q.perPage);
@@ -109,7 +111,7 @@ export async function listProducts(
       deferredJoin: { id: "p.id", join: "join products p on p.org_id = $1 and p.id = k.id" },
       // The organization alone (and the channel, which only picks labels) is served by one plan, as is a search
       // that walks; a family, a category or a search can be rare or everywhere, each wanting its own plan.
-      onePlan: walk || (!q.familyId && !q.categoryId && !q.q),
+      onePlan: walk || (!q.familyId && !q.categoryId && !q.q && !q.updatedSince),
       validate: q.channelId
         ? async (rows) => {
             const known =

@@ -178,7 +178,48 @@ export function textParam(description: string, max = 200) {
   } satisfies ParamDef;
 }
 
-// The parameters every list has: page, perPage, q (over the given fields) and sort (over the given fields).
+// An ISO 8601 date and time with a time zone (Z or ±hh:mm), seconds and up to 3 fractional digits optional.
+const ISO_WITH_ZONE =
+  /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+// updatedSince: items whose updatedAt is at or after this instant (inclusive, to the millisecond). Parsed to the
+// UTC form of the API's timestamps, so that one instant written in two time zones is one query (and one ETag).
+export const updatedSinceParam = {
+  schema: z
+    .string()
+    .max(40)
+    .refine((v) => {
+      const m = ISO_WITH_ZONE.exec(v);
+      if (!m) return false;
+      const day = new Date(`${m[1]}T00:00:00.000Z`);
+      const [h, mi, sec, zh, zm] = [m[2], m[3], m[4] ?? "0", m[5] ?? "0", m[6] ?? "0"].map(Number);
+      return (
+        !Number.isNaN(day.getTime()) &&
+        day.toISOString().slice(0, 10) === m[1] &&
+        h! <= 23 &&
+        mi! <= 59 &&
+        sec! <= 59 &&
+        zh! <= 23 &&
+        zm! <= 59
+      );
+    })
+    .transform((v) => new Date(v).toISOString())
+    .optional()
+    .meta({ format: "date-time" }),
+  description:
+    "Only items whose `updatedAt` is at or after this instant (inclusive, to the millisecond): an ISO 8601 date and time with a time zone, e.g. `2026-06-07T09:30:12.345Z` or `2026-06-07T11:30:12.345+02:00`. Combines with every other parameter.",
+  expected: "date et heure ISO 8601 avec fuseau horaire attendue (ex. 2026-06-07T09:30:12.345Z)",
+  example: "2026-06-07T09:30:12.345Z",
+} satisfies ParamDef;
+
+// The parameters every list has: page, perPage, q (over the given fields), sort (over the given fields) and
+// updatedSince.
 export function listParams<F extends string>(searchFields: string[], sortable: readonly F[]) {
-  return { page: pageParam, perPage: perPageParam, q: qParam(searchFields), sort: sortParam(sortable) };
+  return {
+    page: pageParam,
+    perPage: perPageParam,
+    q: qParam(searchFields),
+    sort: sortParam(sortable),
+    updatedSince: updatedSinceParam,
+  };
 }

@@ -68,6 +68,12 @@ export function addSearch(
   else where.and(`${searchColumn} like catalog_fold(?)`, likeSubstring(q));
 }
 
+// Adds the updatedSince filter (inclusive): the (org, updated_at, id) index of each list serves it, so a recent
+// instant reads only the rows changed since.
+export function addUpdatedSince(where: Where, updatedAtColumn: string, since: string | undefined): void {
+  if (since) where.and(`${updatedAtColumn} >= ?::timestamptz`, since);
+}
+
 // A resource's sortable fields: each public field name (the sort enum of its query) with its SQL column and the
 // type the column's text form is cast back to when a deep page seeks from an anchor. One table per resource.
 export type SortColumns = Record<string, { column: string; cast: "text" | "timestamptz" }>;

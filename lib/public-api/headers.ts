@@ -3,7 +3,7 @@ import type { RateLimitResult } from "@/lib/rate-limit";
 
 // Headers exposed to browsers calling the API from another origin.
 const EXPOSED =
-  "X-Request-Id, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After";
+  "X-Request-Id, ETag, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Idempotent-Replayed";
 
 // Headers every answer under /public/v1 carries: its request id, cross-origin access and the security headers.
 function apiHeaders(requestId: string, cacheControl: string, contentType?: string): Headers {
@@ -44,7 +44,10 @@ export function setRateLimitHeaders(
 export function preflightResponse(allow: string): Response {
   const headers = apiHeaders(randomUUID(), "public, max-age=86400");
   headers.set("Access-Control-Allow-Methods", allow);
-  headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept");
+  headers.set(
+    "Access-Control-Allow-Headers",
+    "Authorization, Content-Type, Accept, If-None-Match, Idempotency-Key",
+  );
   headers.set("Access-Control-Max-Age", "86400");
   headers.set("Allow", allow);
   return new Response(null, { status: 204, headers });

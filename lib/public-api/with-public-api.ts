@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
+import { catalogVersion } from "@/lib/catalog/count-cache";
 import type { QueryDef } from "@/lib/catalog/query";
 import type { Config } from "@/lib/config";
 import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
@@ -10,6 +11,7 @@ import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
 import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
+import { listTag, noneMatchHits } from "./page-cache";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { parseQuery } from "./params";
 
@@ -45,10 +47,18 @@ export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 const READ_METHODS = "GET, HEAD, OPTIONS";
 
 // Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
-// → (writes: content type → 415, size → 413, JSON → 400) → handler.
+// → (writes: content type → 415, size → 413, JSON → 400) → (lists: catalog version → ETag → 304 or page cache)
+// → handler.
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
-  opts: { scope: Scope; query: QueryDef<Q>; jsonBody?: boolean },
+  opts: {
+    scope: Scope;
+    query: QueryDef<Q>;
+    /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
+    jsonBody?: boolean;
+    /** A list: ETag from (organization, catalog version, path, parsed query), 304 on If-None-Match, page cache. */
+    conditional?: boolean;
+  },
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const requestId = randomUUID();
@@ -72,18 +82,53 @@ export function withPublicApi<Q>(
           `La clé API n'a pas le scope « ${opts.scope} » requis pour cette ressource.`,
         );
       }
-      const query = parseQuery(new URL(request.url).searchParams, opts.query);
+      const url = new URL(request.url);
+      const query = parseQuery(url.searchParams, opts.query);
       const input = opts.jsonBody ? await readJsonBody(request) : undefined;
-      const body = await handler({
-        request,
-        requestId,
-        org: { id: key.orgId, slug: key.orgSlug },
-        key,
-        query,
-        config: rt.config,
-        catalog: await rt.catalog(),
-        body: input,
-      });
+      const catalog = await rt.catalog();
+      const run = () =>
+        handler({
+          request,
+          requestId,
+          org: { id: key.orgId, slug: key.orgSlug },
+          key,
+          query,
+          config: rt.config,
+          catalog,
+          body: input,
+        });
+      if (opts.conditional) {
+        // A list: its ETag from the catalog version (one read), then a 304, the page cache or the handler.
+        const tag = listTag({
+          orgId: key.orgId,
+          version: await catalogVersion(catalog.db, key.orgId),
+          path: url.pathname,
+          query,
+          baseUrl: rt.config.baseUrl,
+        });
+        headers.set("ETag", tag);
+        headers.set("Cache-Control", "private, no-cache");
+        headers.set("Vary", "Authorization");
+        if (noneMatchHits(request.headers.get("if-none-match"), tag)) {
+          headers.delete("Content-Type");
+          return new Response(null, { status: 304, headers });
+        }
+        let text = rt.pages.get(tag);
+        headers.set("Server-Timing", `page-cache;desc=${text === undefined ? "miss" : "hit"}`);
+        if (text === undefined) {
+          try {
+            text = JSON.stringify(await run());
+          } catch (err) {
+            // An error is not a version of the list: its answer carries neither the tag nor the revalidation.
+            for (const h of ["ETag", "Vary", "Server-Timing"]) headers.delete(h);
+            headers.set("Cache-Control", "private, no-store");
+            throw err;
+          }
+          rt.pages.set(tag, text);
+        }
+        return new Response(head ? null : text, { status: 200, headers });
+      }
+      const body = await run();
       if (body instanceof ApiAnswer) {
         for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
         return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
@@ -243,9 +288,10 @@ function readOnlyRoute(read: (request: Request) => Promise<Response>) {
   };
 }
 
-// The handlers of a list route: GET and HEAD through the pipeline, OPTIONS preflight, 405 for the rest.
+// The handlers of a list route: GET and HEAD through the pipeline (conditional: ETag, 304, page cache), OPTIONS
+// preflight, 405 for the rest.
 export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; query: QueryDef<Q> }) {
-  return readOnlyRoute(withPublicApi(handler, opts));
+  return readOnlyRoute(withPublicApi(handler, { ...opts, conditional: true }));
 }
 
 // The handlers of a path that does not exist under /public/v1: 404 in the error shape for every method.

@@ -42,7 +42,10 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(["data", "pagination"]);
       expect(res.body.data.length).toBeGreaterThan(0);
-      expect(res.headers.get("cache-control")).toBe("private, no-store");
+      // Revalidated, never shared (issue 15): a strong ETag per organization, catalog version and query.
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      expect(res.headers.get("vary")).toBe("Authorization");
+      expect(res.headers.get("etag")).toMatch(/^"[\w-]{32}"$/);
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
       expect(res.headers.get("x-powered-by")).toBeNull();
     });
