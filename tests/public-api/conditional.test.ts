@@ -1,0 +1,273 @@
+// Built for syncing (issue 15), on PGlite and on the Postgres server: the lists' ETag and 304, the page cache, and
+// updatedSince. A tag changes with every change a list shows and with nothing else; a 304 is never given to a key
+// that may not read the list; updatedSince is inclusive to the millisecond, in any time zone.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@/db/client";
+import { createRuntime, setRuntime } from "@/lib/runtime";
+import { RESOURCES, call, type ApiResponse } from "../support/api";
+import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
+
+describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on %s", (driver) => {
+  let w: WriteFixture;
+  const acme = () => w.f.acme.full;
+  const get = (path: string, key: string | null = acme(), headers: Record<string, string> = {}) =>
+    call(path, { key, headers });
+  const tagOf = (res: ApiResponse) => res.headers.get("etag")!;
+  const q = (sql: string, params: unknown[] = []) => w.f.db.query(sql, params);
+
+  // A change made, then the list's tag read again: it must differ from the one before.
+  async function expectNewTag(path: string, change: () => Promise<unknown>): Promise<void> {
+    const before = await get(path);
+    expect(before.status).toBe(200);
+    expect((await get(path, acme(), { "if-none-match": tagOf(before) })).status).toBe(304);
+    await change();
+    const after = await get(path, acme(), { "if-none-match": tagOf(before) });
+    expect(after.status).toBe(200);
+    expect(tagOf(after)).not.toBe(tagOf(before));
+    expect(after.body).not.toEqual(before.body);
+  }
+
+  beforeAll(async () => {
+    w = await setupWritePreview(driver);
+  }, 120_000);
+  afterAll(async () => {
+    await w?.f.close();
+  });
+
+  it.each(RESOURCES)(
+    "%s: a strong ETag, then 304 with the tag, the request id and the quota, no body",
+    async (r) => {
+      const first = await get(`/public/v1/${r}`);
+      expect(first.status).toBe(200);
+      const tag = tagOf(first);
+      expect(tag).toMatch(/^"[\w-]{32}"$/);
+      expect(first.headers.get("cache-control")).toBe("private, no-cache");
+      expect(first.headers.get("vary")).toBe("Authorization");
+      const res = await get(`/public/v1/${r}`, acme(), { "if-none-match": tag });
+      expect(res.status).toBe(304);
+      expect(res.body).toBeUndefined();
+      expect(res.headers.get("etag")).toBe(tag);
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get("content-type")).toBeNull();
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      // It counted against the key's quota, like every authenticated request.
+      const remaining = Number(first.headers.get("x-ratelimit-remaining"));
+      expect(Number(res.headers.get("x-ratelimit-remaining"))).toBe(remaining - 1);
+      expect(res.headers.get("ratelimit")).toMatch(/^"default";r=\d+;t=\d+$/);
+    },
+  );
+
+  it("matches one of several tags, a weak form of the tag and *; not another tag", async () => {
+    const tag = tagOf(await get("/public/v1/families"));
+    for (const header of [`"nope", ${tag}`, `W/${tag}`, "*"])
+      expect((await get("/public/v1/families", acme(), { "if-none-match": header })).status).toBe(304);
+    expect((await get("/public/v1/families", acme(), { "if-none-match": '"nope"' })).status).toBe(200);
+    const head = await call("/public/v1/families", {
+      key: acme(),
+      method: "HEAD",
+      headers: { "if-none-match": tag },
+    });
+    expect(head.status).toBe(304);
+  });
+
+  it("one tag for one query however it is written; another for another query", async () => {
+    const a = tagOf(await get("/public/v1/products?page=1"));
+    expect(tagOf(await get("/public/v1/products?perPage=20&page=1"))).toBe(a);
+    expect(tagOf(await get("/public/v1/products?sort=updatedAt.desc"))).toBe(a);
+    expect(tagOf(await get("/public/v1/products?perPage=21"))).not.toBe(a);
+    expect(tagOf(await get("/public/v1/families?page=1"))).not.toBe(a);
+    const utc = tagOf(await get("/public/v1/products?updatedSince=2026-01-01T10:00:00.000Z"));
+    expect(tagOf(await get("/public/v1/products?updatedSince=2026-01-01T12:00%2B02:00"))).toBe(utc);
+  });
+
+  it("never a 304 to a revoked key, a key without the scope or a key of another organization", async () => {
+    const tag = tagOf(await get("/public/v1/products"));
+    const h = { "if-none-match": tag };
+    expect((await get("/public/v1/products", w.f.acme.revoked, h)).status).toBe(401);
+    expect((await get("/public/v1/products", w.f.acme.without.products, h)).status).toBe(403);
+    expect((await get("/public/v1/products", null, h)).status).toBe(401);
+    const other = await get("/public/v1/products", w.f.globex.full, h);
+    expect(other.status).toBe(200);
+    expect(tagOf(other)).not.toBe(tag);
+    expect(JSON.stringify(other.body)).not.toContain(w.f.acme.orgId);
+  });
+
+  it("a 304 reads only the catalog version: no page query, no count", async () => {
+    const statements: string[] = [];
+    const db = w.f.db;
+    const counting: Database = {
+      ...db,
+      query: (sql, params) => {
+        statements.push(sql);
+        return db.query(sql, params);
+      },
+    };
+    const rt = createRuntime(w.f.config, counting);
+    setRuntime(rt);
+    try {
+      const first = await get("/public/v1/products?q=chaise&perPage=7");
+      statements.length = 0;
+      const res = await get("/public/v1/products?q=chaise&perPage=7", acme(), {
+        "if-none-match": tagOf(first),
+      });
+      expect(res.status).toBe(304);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/catalog_versions/);
+      // The same page without the tag: served whole from the page cache, for the same one statement.
+      statements.length = 0;
+      const again = await get("/public/v1/products?q=chaise&perPage=7");
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get("server-timing")).toBe("page-cache;desc=hit");
+      expect(statements).toHaveLength(1);
+    } finally {
+      setRuntime(w.f.runtime);
+      await rt.close();
+    }
+  });
+
+  it("the page cache serves the same bytes until the organization's first change", async () => {
+    const path = "/public/v1/attributes?perPage=5";
+    const a = await call(path, { key: acme() });
+    const b = await call(path, { key: acme() });
+    expect(b.headers.get("server-timing")).toBe("page-cache;desc=hit");
+    expect(b.body).toEqual(a.body);
+    await q("update attributes set label = label || ' (modifié)', updated_at = now() where id = $1", [
+      a.body.data[0].id,
+    ]);
+    const c = await call(path, { key: acme() });
+    expect(c.headers.get("server-timing")).toBe("page-cache;desc=miss");
+    expect(c.body.data[0].label).toMatch(/\(modifié\)$/);
+  });
+
+  it("a new tag after a product is created, updated and deleted", async () => {
+    await expectNewTag("/public/v1/products?sort=updatedAt.desc", () => postProduct(w.writer, w.body()));
+    const id = (await get("/public/v1/products?sort=identifier.asc&perPage=100")).body.data[0].id;
+    await expectNewTag("/public/v1/products?sort=identifier.asc&perPage=100", () =>
+      q("update products set label = 'Renommé', updated_at = now() where id = $1", [id]),
+    );
+    const created = await postProduct(w.writer, w.body());
+    await expectNewTag("/public/v1/products?sort=updatedAt.desc", () =>
+      q("delete from products where id = $1", [created.body.id]),
+    );
+  });
+
+  it("a new tag after a family label shown in product items changes", async () => {
+    const list = await get("/public/v1/products?perPage=1");
+    const familyId = list.body.data[0].family.id;
+    await expectNewTag("/public/v1/products?perPage=1", () =>
+      q("update families set label = label || ' bis' where id = $1", [familyId]),
+    );
+  });
+
+  it("a new tag after a product's name in a channel changes, read with channelId", async () => {
+    const [row] = await q(
+      `select pv.product_id, pv.channel_id from product_values pv join attributes a on a.id = pv.attribute_id
+        where pv.org_id = $1 and a.code = 'name' and pv.channel_id is not null limit 1`,
+      [w.f.acme.orgId],
+    );
+    const { product_id, channel_id } = row as { product_id: string; channel_id: string };
+    const [{ identifier }] = (await q("select identifier from products where id = $1", [product_id])) as {
+      identifier: string;
+    }[];
+    await expectNewTag(`/public/v1/products?channelId=${channel_id}&q=${identifier}`, () =>
+      q(
+        `update product_values set value = to_jsonb('Nom du canal modifié'::text)
+          where product_id = $1 and channel_id = $2
+            and attribute_id = (select id from attributes where org_id = $3 and code = 'name')`,
+        [product_id, channel_id, w.f.acme.orgId],
+      ),
+    );
+  });
+
+  it("a new tag after a media link goes, for orphansOnly", async () => {
+    const [link] = await q(
+      `select l.media_id from media_links l join media m on m.id = l.media_id
+        where l.org_id = $1 and m.is_public limit 1`,
+      [w.f.acme.orgId],
+    );
+    await expectNewTag("/public/v1/media?orphansOnly=true&perPage=100", () =>
+      q("delete from media_links where media_id = $1", [(link as { media_id: string }).media_id]),
+    );
+  });
+
+  it("the same tag after a change of another organization", async () => {
+    const before = await get("/public/v1/products");
+    await q("update products set label = label || ' x', updated_at = now() where org_id = $1", [
+      w.f.globex.orgId,
+    ]);
+    const after = await get("/public/v1/products", acme(), { "if-none-match": tagOf(before) });
+    expect(after.status).toBe(304);
+  });
+
+  describe("updatedSince", () => {
+    let id: string;
+    const at = "2031-03-04T05:06:07.089Z"; // later than every seeded product
+    beforeAll(async () => {
+      const created = await postProduct(w.writer, w.body());
+      id = created.body.id;
+      await q("update products set updated_at = $2::timestamptz where id = $1", [id, at]);
+    });
+    const ids = async (query: string) =>
+      (await get(`/public/v1/products?${query}`)).body.data.map((p: { id: string }) => p.id);
+
+    it("includes the equal instant, excludes one millisecond later, in any time zone", async () => {
+      expect(await ids(`updatedSince=${at}`)).toEqual([id]);
+      expect(await ids("updatedSince=2031-03-04T05:06:07.090Z")).toEqual([]);
+      expect(await ids(`updatedSince=${encodeURIComponent("2031-03-04T07:06:07.089+02:00")}`)).toEqual([id]);
+      expect(await ids(`updatedSince=${encodeURIComponent("2031-03-03T23:36:07.089-05:30")}`)).toEqual([id]);
+      expect(await ids(`updatedSince=${encodeURIComponent("2031-03-04T07:06:07.090+02:00")}`)).toEqual([]);
+      expect(await ids("updatedSince=2031-03-04T05:06Z")).toEqual([id]);
+    });
+
+    it("combines with filters, sorts and search, and pages past the end with the true total", async () => {
+      const [p] = (await q("select identifier, family_id from products where id = $1", [id])) as {
+        identifier: string;
+        family_id: string;
+      }[];
+      expect(
+        await ids(`updatedSince=${at}&familyId=${p!.family_id}&sort=label.asc&q=${p!.identifier}`),
+      ).toEqual([id]);
+      const past = await get(`/public/v1/products?updatedSince=${at}&page=3&perPage=1`);
+      expect(past.status).toBe(200);
+      expect(past.body).toEqual({
+        data: [],
+        pagination: { page: 3, perPage: 1, total: 1, totalPages: 1, hasAny: true },
+      });
+      const recent = await get("/public/v1/products?updatedSince=2000-01-01T00:00:00Z&perPage=1");
+      const all = await get("/public/v1/products?perPage=1");
+      expect(recent.body.pagination.total).toBe(all.body.pagination.total);
+    });
+
+    it.each(RESOURCES)("%s takes it", async (r) => {
+      const res = await get(`/public/v1/${r}?updatedSince=2000-01-01T00:00:00.000Z&perPage=1`);
+      expect(res.status).toBe(200);
+      const none = await get(`/public/v1/${r}?updatedSince=2099-01-01T00:00:00.000Z`);
+      expect(none.body.pagination.total).toBe(0);
+    });
+
+    it.each([
+      "2031-03-04",
+      "2031-03-04T05:06:07",
+      "2031-03-04T05:06:07.0891Z",
+      "2031-02-30T00:00:00Z",
+      "2031-03-04T24:00:00Z",
+      "2031-03-04T05:06:07+2",
+      "yesterday",
+      "",
+    ])("400 naming updatedSince for %j", async (v) => {
+      const res = await get(`/public/v1/products?updatedSince=${encodeURIComponent(v)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("PUBLIC_API_INVALID_QUERY");
+      expect(res.body.message).toContain("« updatedSince »");
+      expect(res.headers.get("etag")).toBeNull();
+    });
+  });
+
+  it("an error answer carries no tag", async () => {
+    const res = await get(`/public/v1/products?channelId=${randomUUID()}`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("etag")).toBeNull();
+    expect(res.headers.get("cache-control")).toBe("private, no-store");
+  });
+});
