@@ -33,7 +33,9 @@ export const attributeValueSchemas = {
     minProperties: 1,
     example: { EUR: 149.9, USD: 164 },
   }),
-  BOOLEAN: z.boolean().meta({ title: "BOOLEAN", description: "A BOOLEAN attribute.", example: true }),
+  BOOLEAN: z
+    .boolean()
+    .meta({ title: "BOOLEAN", description: "A BOOLEAN attribute: `true` or `false`.", example: true }),
   DATE: z.iso.date().meta({
     title: "DATE",
     description: "A DATE attribute: a calendar date `YYYY-MM-DD`.",

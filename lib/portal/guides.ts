@@ -2,8 +2,11 @@ import "server-only";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
+import { attributeValueSchemas } from "@/lib/catalog/create-product-schema";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
+import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
+import { WRITE_BODY_LIMIT } from "@/lib/public-api/with-public-api";
 import { getReferenceEndpoints } from "./reference";
 
 // One guide of the portal: its page slug, title, description (meta and lists) and markdown body.
@@ -103,6 +106,74 @@ function errorExamples(): string {
   ).join("\n\n");
 }
 
+// When each code only the write preview answers is given (creating-products guide).
+const WRITE_ERROR_CONDITIONS: Record<(typeof WRITE_ERROR_CODES)[number], string> = {
+  PUBLIC_API_INVALID_BODY:
+    "the body is not JSON or not an object, has an unknown field or an `organizationId`, names an unknown attribute, channel, option or media, or gives a value of the wrong type.",
+  PUBLIC_API_INVALID_HEADER: "the `Idempotency-Key` header is empty, too long or not visible ASCII.",
+  PUBLIC_API_FAMILY_NOT_FOUND:
+    "the family is not one of your organization (whether it exists elsewhere or nowhere).",
+  PUBLIC_API_CATEGORY_NOT_FOUND: "the category is not one of your organization.",
+  PUBLIC_API_CONFLICT:
+    "the `sku`, or the value of a `uniqueValue` attribute, is used by another product of your organization.",
+  PUBLIC_API_IDEMPOTENCY_KEY_IN_USE:
+    "a request with the same `Idempotency-Key` is still running; retry after `Retry-After` with the same key.",
+  PUBLIC_API_PAYLOAD_TOO_LARGE: `the body is larger than ${WRITE_BODY_LIMIT / 1024} KB.`,
+  PUBLIC_API_UNSUPPORTED_MEDIA_TYPE: "no `Content-Type`, or not `application/json`.",
+  PUBLIC_API_UNPROCESSABLE:
+    "an attribute the family requires is missing, or an attribute is not the family's.",
+  PUBLIC_API_IDEMPOTENCY_KEY_REUSED:
+    "the `Idempotency-Key` was used with another body in the last 24 hours; a new product needs a new key.",
+};
+
+// Rows of the write errors table (creating-products guide): one per write-preview code.
+function writeErrorRows(): string {
+  return [...WRITE_ERROR_CODES]
+    .sort((a, b) => ERRORS[a].status - ERRORS[b].status)
+    .map((c) => {
+      const when = WRITE_ERROR_CONDITIONS[c];
+      return `| ${ERRORS[c].status} | \`${c}\` | ${when.charAt(0).toUpperCase()}${when.slice(1)} |`;
+    })
+    .join("\n");
+}
+
+// A write refusal with its details (creating-products guide).
+function writeErrorExample(): string {
+  const e = ERRORS.PUBLIC_API_INVALID_BODY;
+  const body = {
+    statusCode: e.status,
+    message: e.message,
+    error: e.error,
+    code: "PUBLIC_API_INVALID_BODY",
+    requestId: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
+    details: [
+      {
+        field: "values.colour",
+        code: "UNKNOWN_ATTRIBUTE",
+        message: "Attribut « colour » inconnu dans l'organisation.",
+      },
+      {
+        field: "values.price.EUR",
+        code: "INVALID_PRECISION",
+        message: "Montant invalide : au plus 2 décimale(s) pour EUR.",
+      },
+    ],
+  };
+  return JSON.stringify(body, null, 2);
+}
+
+// Rows of the value types table (creating-products guide), from the request's zod schemas.
+function valueTypeRows(): string {
+  return Object.entries(attributeValueSchemas)
+    .map(([type, schema]) => {
+      const meta = schema.meta() ?? {};
+      const what = String(meta.description ?? "").replace(/^An? [A-Z_]+ attribute: /, "");
+      const text = what.charAt(0).toUpperCase() + what.slice(1);
+      return `| \`${type}\` | ${text} | \`${JSON.stringify(meta.example)}\` |`;
+    })
+    .join("\n");
+}
+
 // What a guide's markdown may take from code, written `{{name}}` in lib/portal/guides/<slug>.md.
 const PLACEHOLDERS: Record<string, () => string> = {
   baseUrl: () => getConfig().baseUrl,
@@ -117,10 +188,16 @@ const PLACEHOLDERS: Record<string, () => string> = {
   authFailureLimit: () => String(getConfig().AUTH_FAILURE_LIMIT),
   authFailureWindowSeconds: () => String(getConfig().AUTH_FAILURE_WINDOW_SECONDS),
   rateLimitExceededExample: () => errorExample("PUBLIC_API_RATE_LIMIT_EXCEEDED"),
+  writeErrorRows,
+  writeErrorExample,
+  valueTypeRows,
+  writeBodyLimitKb: () => String(WRITE_BODY_LIMIT / 1024),
+  idempotencyHours: () => String(IDEMPOTENCY_TTL_HOURS),
 };
 
-// The guides in reading order; each body is lib/portal/guides/<slug>.md.
-const GUIDES: Omit<Guide, "markdown">[] = [
+// The guides in reading order; each body is lib/portal/guides/<slug>.md. A `writePreview` guide is listed only while
+// the write preview is on (PUBLIC_API_WRITE_PREVIEW).
+const GUIDES: (Omit<Guide, "markdown"> & { writePreview?: boolean })[] = [
   {
     slug: "getting-started",
     title: "Getting started",
@@ -145,6 +222,13 @@ const GUIDES: Omit<Guide, "markdown">[] = [
     slug: "rate-limits",
     title: "Rate limits",
     description: "How many requests a key may send, the rate-limit headers, retryAfter and how to back off.",
+  },
+  {
+    slug: "creating-products",
+    title: "Creating products (preview)",
+    description:
+      "Create draft products with POST /public/v1/products: the products:write scope, values by attribute type, errors with details, dryRun and an idempotent retry loop.",
+    writePreview: true,
   },
   {
     slug: "concepts",
@@ -176,7 +260,7 @@ export function fillPlaceholders(slug: string, markdown: string): string {
 }
 
 // The markdown files, read once when the module loads, from the working directory (where the server runs; the
-// build's file tracing follows this read: each route's .nft.json lists the seven files). Placeholder names are
+// build's file tracing follows this read: each route's .nft.json lists the files). Placeholder names are
 // checked here, so a typo fails `next build` as it collects page data; values are filled on each call, from the
 // configuration of the running server.
 const SOURCES = new Map(
@@ -188,9 +272,15 @@ const SOURCES = new Map(
   }),
 );
 
-// The guides of the portal, in reading order.
+// The guides of the portal, in reading order (the write preview's only while it is on).
 export function getGuides(): Guide[] {
-  return GUIDES.map((g) => ({ ...g, markdown: fillPlaceholders(g.slug, SOURCES.get(g.slug)!) }));
+  const writePreview = getConfig().PUBLIC_API_WRITE_PREVIEW;
+  return GUIDES.filter((g) => writePreview || !g.writePreview).map(({ slug, title, description }) => ({
+    slug,
+    title,
+    description,
+    markdown: fillPlaceholders(slug, SOURCES.get(slug)!),
+  }));
 }
 
 // One guide by slug, or undefined.

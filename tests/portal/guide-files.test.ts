@@ -2,19 +2,27 @@
 // (the module checks every file when it loads, so such a typo stops `next build`).
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { resetConfig } from "@/lib/config";
 import { fillPlaceholders, getGuides } from "@/lib/portal/guides";
 
 const DIR = path.resolve(__dirname, "../../lib/portal/guides");
 
 describe("guide files", () => {
-  it("are exactly one markdown file per guide", () => {
-    const files = readdirSync(DIR).sort();
-    expect(files).toEqual(
-      getGuides()
-        .map((g) => `${g.slug}.md`)
-        .sort(),
-    );
+  it("are exactly one markdown file per guide (the write preview's guide included: listed while it is on)", () => {
+    vi.stubEnv("PUBLIC_API_WRITE_PREVIEW", "true");
+    resetConfig();
+    try {
+      const files = readdirSync(DIR).sort();
+      expect(files).toEqual(
+        getGuides()
+          .map((g) => `${g.slug}.md`)
+          .sort(),
+      );
+    } finally {
+      vi.unstubAllEnvs();
+      resetConfig();
+    }
   });
 
   it("leave no placeholder unfilled", () => {
