@@ -101,6 +101,8 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "sometimes"],
     ["KEY_CACHE_TTL_SECONDS", "301"],
     ["KEY_CACHE_MAX_ENTRIES", "1"],
+    ["PAGE_CACHE_MAX_ENTRIES", "-1"],
+    ["PAGE_CACHE_MAX_BYTES", "1e6"],
     ["PUBLIC_API_WRITE_PREVIEW", "enabled"],
     ["AUTH_SECRET", "too-short"],
     ["AUTH_OIDC_ISSUER", "login.example.com"],

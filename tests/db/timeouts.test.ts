@@ -52,6 +52,8 @@ beforeAll(async () => {
     PUBLIC_BASE_URL: "http://api.test",
     RATE_LIMIT_ENABLED: "false",
     KEY_CACHE_TTL_SECONDS: "0",
+    // Every request reads its page from the database (a cached page would be answered while products is locked).
+    PAGE_CACHE_MAX_ENTRIES: "0",
     // The same bounds as the pool's: a request waits for a shared count as long as for a connection and a statement.
     DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
     DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),

@@ -1,0 +1,67 @@
+// The page cache alone (one function isolated): bounded in entries and in bytes, oldest first out, a hit makes an
+// entry the newest, a body over a tenth of the byte bound is not kept; the If-None-Match comparison and the tag.
+import { describe, expect, it } from "vitest";
+import { PageCache, canonicalJson, listTag, noneMatchHits } from "@/lib/public-api/page-cache";
+
+describe("PageCache", () => {
+  it("keeps at most maxEntries, dropping the least recently used", () => {
+    const c = new PageCache(3, 1_000_000);
+    for (const k of ["a", "b", "c"]) c.set(k, k.repeat(10));
+    expect(c.get("a")).toBe("aaaaaaaaaa"); // a is now the newest
+    c.set("d", "d");
+    expect(c.get("b")).toBeUndefined();
+    expect([c.get("a"), c.get("c"), c.get("d")]).toEqual(["aaaaaaaaaa", "cccccccccc", "d"]);
+    expect(c.stats()).toMatchObject({ entries: 3, hits: 4, misses: 1 });
+  });
+
+  it("keeps at most maxBytes of UTF-8, and no body over a tenth of it", () => {
+    const c = new PageCache(1000, 100);
+    c.set("big", "x".repeat(11));
+    expect(c.get("big")).toBeUndefined();
+    for (let i = 0; i < 12; i++) c.set(`k${i}`, "é".repeat(5)); // 10 bytes each
+    expect(c.stats().bytes).toBeLessThanOrEqual(100);
+    expect(c.stats().entries).toBe(10);
+    expect(c.get("k0")).toBeUndefined();
+    expect(c.get("k11")).toBe("ééééé");
+    c.set("k11", "y");
+    expect(c.stats().bytes).toBe(91);
+  });
+
+  it("stores nothing with 0 entries (off)", () => {
+    const c = new PageCache(0, 100);
+    c.set("a", "a");
+    expect(c.get("a")).toBeUndefined();
+  });
+});
+
+describe("tags", () => {
+  const parts = { orgId: "org_1", version: "42", path: "/public/v1/products", baseUrl: "http://x" };
+  it("one tag for one canonical query; another for any other part", () => {
+    const t = listTag({
+      ...parts,
+      query: { page: 1, perPage: 20, sort: [{ field: "label", order: "asc" }] },
+    });
+    expect(t).toMatch(/^"[\w-]{32}"$/);
+    expect(
+      listTag({ ...parts, query: { sort: [{ order: "asc", field: "label" }], perPage: 20, page: 1 } }),
+    ).toBe(t);
+    const q = { page: 1, perPage: 20, sort: [{ field: "label", order: "asc" }] };
+    for (const other of [
+      { ...parts, version: "43" },
+      { ...parts, orgId: "org_2" },
+      { ...parts, path: "/public/v1/families" },
+      { ...parts, baseUrl: "http://y" },
+    ])
+      expect(listTag({ ...other, query: q })).not.toBe(t);
+    expect(canonicalJson({ b: [2, 1], a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1},"b":[2,1]}');
+  });
+
+  it("If-None-Match: a list, weak forms and *; nothing else", () => {
+    expect(noneMatchHits('"a", "b"', '"b"')).toBe(true);
+    expect(noneMatchHits('W/"b"', '"b"')).toBe(true);
+    expect(noneMatchHits("*", '"b"')).toBe(true);
+    expect(noneMatchHits('"a"', '"b"')).toBe(false);
+    expect(noneMatchHits("b", '"b"')).toBe(false);
+    expect(noneMatchHits(null, '"b"')).toBe(false);
+  });
+});
