@@ -114,8 +114,31 @@ const RATE_LIMIT_HEADERS = {
   "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
 };
 
+// The validator headers of a list answer (200 and 304): its ETag, how it may be cached, and what it varies with.
+const CONDITIONAL_HEADERS = {
+  ETag: { $ref: "#/components/headers/ETag" },
+  "Cache-Control": { $ref: "#/components/headers/Cache-Control" },
+  Vary: { $ref: "#/components/headers/Vary" },
+};
+
+const EXAMPLE_ETAG = '"Hq3vZ0p9Qm2vX8rL5wN1yB7cD4fK6jS0"';
+
+// If-None-Match on a list: the ETags of earlier answers; a match answers 304 (lib/public-api/page-cache.ts).
+const IF_NONE_MATCH: Json = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description:
+    "The `ETag` of an earlier answer to this same request (or several, comma-separated, or `*`): while the list is " +
+    "unchanged, the answer is **304 Not Modified** with no body: keep your copy. Checked after the key, the rate " +
+    "limit and the scope, so a 304 counts against the quota like any request, and a revoked key still gets 401. " +
+    "A `W/` prefix is ignored (weak comparison).",
+  schema: { type: "string", maxLength: 8192 },
+  example: EXAMPLE_ETAG,
+};
+
 function operation(e: ListEndpoint, itemName: string, example: Json): Json {
-  const params = Object.entries(e.query.params).map(([name, p]) => parameter(name, p));
+  const params = [...Object.entries(e.query.params).map(([name, p]) => parameter(name, p)), IF_NONE_MATCH];
   return {
     operationId: `list${e.name[0]!.toUpperCase()}${e.name.slice(1)}`,
     summary: e.summary,
@@ -127,7 +150,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
     responses: {
       "200": {
         description: "One page of items and the pagination of the whole list.",
-        headers: RATE_LIMIT_HEADERS,
+        headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
         content: {
           "application/json": {
             schema: {
@@ -145,6 +168,13 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
             },
           },
         },
+      },
+      "304": {
+        description:
+          "Not Modified: `If-None-Match` holds the list's current `ETag`, so the list (this page, its items and its " +
+          "totals) is unchanged since the answer that carried it. No body; the `ETag`, the request id and the " +
+          "rate-limit headers as on a 200.",
+        headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
       "400": errorResponseDoc("A query parameter is unknown or invalid; the message names it.", {
         invalidPerPage: errorExample(
@@ -529,7 +559,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
       description:
         "Read-only HTTP/JSON API over the product catalog of the organization that owns the API key. " +
         "Every call sends `Authorization: Bearer <API_KEY>`; the key carries scopes and belongs to exactly one organization. " +
-        "Lists page with `page`/`perPage`, search with `q`, sort with `sort=field.asc|desc`. Errors have the shape " +
+        "Lists page with `page`/`perPage`, search with `q`, sort with `sort=field.asc|desc`, and keep a copy in sync " +
+        "with `updatedSince` and conditional requests (`ETag`, `If-None-Match`, 304). Errors have the shape " +
         "`{ statusCode, message, error, code, requestId }`; messages are in French." +
         (writes
           ? " Write preview (switched on on this server): `POST /public/v1/products` creates draft products with the " +
@@ -598,6 +629,25 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         "Retry-After": {
           description: "Seconds to wait before retrying.",
           schema: { type: "integer", minimum: 1 },
+        },
+        ETag: {
+          description:
+            "Strong entity tag of this answer, from the organization, its catalog version, the path and the query " +
+            "(defaults applied: `?page=1` and `?perPage=20&page=1` share it). It changes with anything the list shows " +
+            "(an item, a total, a family label shown in product items, a product's name in a channel). Send it back " +
+            "in `If-None-Match` to get a 304 while nothing changed.",
+          schema: { type: "string" },
+          example: EXAMPLE_ETAG,
+        },
+        "Cache-Control": {
+          description:
+            "`private, no-cache`: a cache may keep the answer for this key only, and must revalidate it " +
+            "(`If-None-Match`) before each use.",
+          schema: { type: "string", enum: ["private, no-cache"] },
+        },
+        Vary: {
+          description: "`Authorization`: the answer depends on the key's organization and scopes.",
+          schema: { type: "string", enum: ["Authorization"] },
         },
       },
     },

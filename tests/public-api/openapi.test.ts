@@ -3,9 +3,11 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET, HEAD, OPTIONS, POST } from "@/app/public/v1/openapi.json/route";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
 
 describe("GET /public/v1/openapi.json", () => {
   it("is public JSON describing the five endpoints, their scopes and every parameter", async () => {
@@ -23,10 +25,24 @@ describe("GET /public/v1/openapi.json", () => {
       const op = doc.paths[e.path].get;
       expect(op["x-required-scope"]).toBe(e.scope);
       expect(op.security).toEqual([{ bearerAuth: [e.scope] }]);
-      expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
-        Object.keys(e.query.params).sort(),
-      );
-      expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "429", "500", "503"]);
+      const query = op.parameters.filter((p: { in: string }) => p.in === "query");
+      expect(query.map((p: { name: string }) => p.name).sort()).toEqual(Object.keys(e.query.params).sort());
+      expect(op.parameters.filter((p: { in: string }) => p.in !== "query")).toEqual([
+        expect.objectContaining({ name: "If-None-Match", in: "header", required: false }),
+      ]);
+      expect(Object.keys(op.responses).sort()).toEqual([
+        "200",
+        "304",
+        "400",
+        "401",
+        "403",
+        "429",
+        "500",
+        "503",
+      ]);
+      const updatedSince = op.parameters.find((p: { name: string }) => p.name === "updatedSince");
+      expect(updatedSince.schema).toMatchObject({ type: "string", format: "date-time" });
+      expect(updatedSince.description).toMatch(/inclusive/);
       const perPage = op.parameters.find((p: { name: string }) => p.name === "perPage");
       expect(perPage.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
       const sort = op.parameters.find((p: { name: string }) => p.name === "sort");
@@ -43,6 +59,40 @@ describe("GET /public/v1/openapi.json", () => {
     );
     expect(typeParam).toMatchObject({ style: "form", explode: false, schema: { type: "array" } });
     expect(typeParam.schema.items.enum).toContain("TEXT");
+  });
+
+  it("documents conditional lists: If-None-Match, the ETag of a 200 and the 304 without a body", async () => {
+    const doc = await (await GET(new Request("http://localhost/public/v1/openapi.json"))).json();
+    const rateLimit = [
+      "X-Request-Id",
+      "RateLimit",
+      "RateLimit-Policy",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+    ];
+    for (const e of Object.values(ENDPOINTS)) {
+      const op = doc.paths[e.path].get;
+      const ifNoneMatch = op.parameters.find((p: { name: string }) => p.name === "If-None-Match");
+      expect(ifNoneMatch.schema.type).toBe("string");
+      expect(ifNoneMatch.example).toMatch(/^"[\w-]{32}"$/);
+      expect(ifNoneMatch.description).toMatch(/304 Not Modified/);
+      const ok = op.responses["200"];
+      expect(Object.keys(ok.headers)).toEqual(
+        expect.arrayContaining([...rateLimit, "ETag", "Cache-Control", "Vary"]),
+      );
+      const notModified = op.responses["304"];
+      expect(notModified.content).toBeUndefined();
+      expect(notModified.description).toMatch(/^Not Modified/);
+      expect(Object.keys(notModified.headers)).toEqual(
+        expect.arrayContaining([...rateLimit, "ETag", "Cache-Control", "Vary"]),
+      );
+      for (const h of Object.values({ ...ok.headers, ...notModified.headers }) as { $ref: string }[])
+        expect(doc.components.headers[h.$ref.replace("#/components/headers/", "")], h.$ref).toBeDefined();
+    }
+    expect(doc.components.headers.ETag.description).toMatch(/If-None-Match/);
+    expect(doc.components.headers["Cache-Control"].schema.enum).toEqual(["private, no-cache"]);
+    expect(doc.components.headers.Vary.schema.enum).toEqual(["Authorization"]);
+    expect(doc.info.description).toMatch(/updatedSince/);
   });
 
   it("carries a request id and the API's security headers, and answers HEAD, OPTIONS and 405 like the lists", async () => {
@@ -82,4 +132,44 @@ describe("GET /public/v1/openapi.json", () => {
     expect(output).not.toMatch(/\berror\b.*\b(no-|spec|struct)/);
     expect(failed, output).toBe(false);
   }, 60_000);
+});
+
+// What the document says of the 200 and the 304 of each list against what its route really answers (PGlite).
+describe("the documented conditional answers are the routes' answers", () => {
+  let fx: ApiFixture;
+  beforeAll(async () => {
+    fx = await setupApi("pglite");
+  }, 120_000);
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it.each(RESOURCES)(
+    "%s: every documented header of the 200 and the 304 is sent, the 304 without a body",
+    async (r) => {
+      const doc = buildOpenApiDocument("http://api.test") as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      const op = doc.paths[`/public/v1/${r}`].get;
+      const ok = await call(`/public/v1/${r}`, { key: fx.acme.full });
+      expect(ok.status).toBe(200);
+      for (const h of Object.keys(op.responses["200"].headers))
+        expect(ok.headers.get(h), `200 ${h}`).not.toBeNull();
+      const example = op.parameters.find((p: { name: string }) => p.name === "If-None-Match").example;
+      // The documented example is only the shape of a tag: it matches nothing.
+      const other = await call(`/public/v1/${r}`, {
+        key: fx.acme.full,
+        headers: { "if-none-match": example },
+      });
+      expect(other.status).toBe(200);
+      const res = await call(`/public/v1/${r}`, {
+        key: fx.acme.full,
+        headers: { "if-none-match": ok.headers.get("etag")! },
+      });
+      expect(res.status).toBe(304);
+      expect(res.body).toBeUndefined();
+      for (const h of Object.keys(op.responses["304"].headers))
+        expect(res.headers.get(h), `304 ${h}`).not.toBeNull();
+      expect(res.headers.get("cache-control")).toBe(doc.components.headers["Cache-Control"].schema.enum[0]);
+      expect(res.headers.get("vary")).toBe(doc.components.headers.Vary.schema.enum[0]);
+    },
+  );
 });
