@@ -10,6 +10,8 @@ export interface RefParam {
   description: string;
   /** Display type: integer, string, boolean, array of string. */
   type: string;
+  /** The schema's format (date-time for updatedSince), when it has one. */
+  format?: string;
   defaultValue?: string;
   minimum?: number;
   maximum?: number;
@@ -28,6 +30,18 @@ export interface RefError {
   status: string;
   description: string;
   examples: { name: string; body: Json }[];
+}
+
+// One response header of an operation, with its description from the document's components.
+export interface RefHeader {
+  name: string;
+  description: string;
+}
+
+// The 304 of a list: what it means and the headers it carries (no body).
+export interface RefNotModified {
+  description: string;
+  headers: RefHeader[];
 }
 
 // One response field of the item schema, flattened (nested objects as `family.id`).
@@ -91,7 +105,10 @@ export interface RefEndpoint {
   description: string;
   tag: string;
   scope: string;
+  /** Query parameters. */
   params: RefParam[];
+  /** Request headers besides Authorization (If-None-Match). */
+  headerParams: RefParam[];
   itemSchemaName: string;
   itemFields: RefField[];
   paginationFields: RefField[];
@@ -99,6 +116,10 @@ export interface RefEndpoint {
   errors: RefError[];
   /** Headers of the 200 answer. */
   successHeaders: string[];
+  /** The same, with their descriptions. */
+  successHeaderDocs: RefHeader[];
+  /** The 304 answer to If-None-Match, when the document has one. */
+  notModified?: RefNotModified;
   /** Write operations on the same path (none unless the write preview is on). */
   writes: RefWriteOperation[];
 }
@@ -145,6 +166,7 @@ function param(raw: Json): RefParam {
     name: String(raw.name),
     description: String(raw.description ?? ""),
     type: typeOf(schema),
+    format: typeof schema.format === "string" ? schema.format : undefined,
     defaultValue: schema.default === undefined ? undefined : String(schema.default),
     minimum: typeof schema.minimum === "number" ? schema.minimum : undefined,
     maximum: typeof schema.maximum === "number" ? schema.maximum : undefined,
@@ -167,6 +189,14 @@ function errorsOf(responses: Record<string, Json>, success: (status: string) => 
       );
       return { status, description: String(r.description ?? ""), examples };
     });
+}
+
+// The headers of a response, each described by its own description or its component's.
+function headerDocs(doc: Json, headers: Json | undefined): RefHeader[] {
+  return Object.entries((headers ?? {}) as Record<string, Json>).map(([name, raw]) => {
+    const h = typeof raw.$ref === "string" ? resolveRef(doc, raw.$ref) : raw;
+    return { name, description: String(h.description ?? "") };
+  });
 }
 
 const stripScope = (description: unknown) =>
@@ -248,7 +278,10 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
     const okSchema = okContent.schema as Json;
     const dataItems = ((okSchema.properties as Record<string, Json>).data!.items as Json) ?? {};
     const itemRef = String(dataItems.$ref ?? "");
-    const errors = errorsOf(responses, (status) => status === "200");
+    // 2xx and 3xx (the 304 to If-None-Match) are answers, not errors.
+    const errors = errorsOf(responses, (status) => Number(status) < 400);
+    const notModified = responses["304"];
+    const params = (op.parameters as Json[] | undefined) ?? [];
     out.push({
       slug: path.replace(/^\/public\/v1\//, "").replace(/[^a-z0-9-]+/gi, "-"),
       method: "GET",
@@ -258,13 +291,21 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       description: stripScope(op.description),
       tag: String((op.tags as string[] | undefined)?.[0] ?? ""),
       scope: String(op["x-required-scope"] ?? ""),
-      params: ((op.parameters as Json[] | undefined) ?? []).map(param),
+      params: params.filter((p) => p.in === "query").map(param),
+      headerParams: params.filter((p) => p.in === "header").map(param),
       itemSchemaName: itemRef.split("/").pop() ?? "",
       itemFields: itemRef ? fields(doc, { $ref: itemRef }) : [],
       paginationFields: fields(doc, (okSchema.properties as Record<string, Json>).pagination!),
       exampleResponse: okContent.example as Json,
       errors,
       successHeaders: Object.keys((ok.headers as Json | undefined) ?? {}),
+      successHeaderDocs: headerDocs(doc, ok.headers as Json | undefined),
+      notModified: notModified
+        ? {
+            description: String(notModified.description ?? ""),
+            headers: headerDocs(doc, notModified.headers as Json | undefined),
+          }
+        : undefined,
       writes: item.post ? [writeOperation(doc, path, item.post as Json)] : [],
     });
   }

@@ -133,7 +133,7 @@ const IF_NONE_MATCH: Json = {
     "unchanged, the answer is **304 Not Modified** with no body: keep your copy. Checked after the key, the rate " +
     "limit and the scope, so a 304 counts against the quota like any request, and a revoked key still gets 401. " +
     "A `W/` prefix is ignored (weak comparison).",
-  schema: { type: "string", maxLength: 8192 },
+  schema: { type: "string" },
   example: EXAMPLE_ETAG,
 };
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET, HEAD, OPTIONS, POST } from "@/app/public/v1/openapi.json/route";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
+import { endpointsFromDocument } from "@/lib/portal/reference";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
 
@@ -93,6 +94,28 @@ describe("GET /public/v1/openapi.json", () => {
     expect(doc.components.headers["Cache-Control"].schema.enum).toEqual(["private, no-cache"]);
     expect(doc.components.headers.Vary.schema.enum).toEqual(["Authorization"]);
     expect(doc.info.description).toMatch(/updatedSince/);
+  });
+
+  it("is what the reference reads: updatedSince with its format, If-None-Match as a header, the 304 as an answer", () => {
+    for (const e of endpointsFromDocument(buildOpenApiDocument("http://api.test"))) {
+      expect(
+        e.params.find((p) => p.name === "updatedSince"),
+        e.path,
+      ).toMatchObject({
+        type: "string",
+        format: "date-time",
+        example: "2026-06-07T09:30:12.345Z",
+      });
+      expect(e.params.map((p) => p.name)).not.toContain("If-None-Match");
+      expect(e.headerParams.map((p) => p.name)).toEqual(["If-None-Match"]);
+      expect(e.successHeaderDocs.find((h) => h.name === "ETag")!.description).toMatch(/If-None-Match/);
+      expect(e.notModified!.description).toMatch(/^Not Modified/);
+      expect(e.notModified!.headers.map((h) => h.name)).toEqual(
+        expect.arrayContaining(["ETag", "X-Request-Id", "RateLimit"]),
+      );
+      expect(e.notModified!.headers.every((h) => h.description !== "")).toBe(true);
+      expect(e.errors.map((x) => x.status)).toEqual(["400", "401", "403", "429", "500", "503"]);
+    }
   });
 
   it("carries a request id and the API's security headers, and answers HEAD, OPTIONS and 405 like the lists", async () => {

@@ -16,6 +16,7 @@ import {
   writeSamples,
   type RefError,
   type RefField,
+  type RefHeader,
   type RefParam,
   type RefWriteOperation,
 } from "@/lib/portal/reference";
@@ -117,7 +118,7 @@ export default async function EndpointPage({ params }: Props) {
             {e.params.map((p) => (
               <tr key={p.name} id={`param-${p.name}`}>
                 <td className="param-name">{p.name}</td>
-                <td className="type">{p.type}</td>
+                <td className="type">{displayType(p)}</td>
                 <td>{p.defaultValue !== undefined ? <code>{p.defaultValue}</code> : "—"}</td>
                 <td>{limits(p)}</td>
                 <td>
@@ -134,6 +135,21 @@ export default async function EndpointPage({ params }: Props) {
             ))}
           </tbody>
         </table>
+
+        <h2 id="headers">Request headers</h2>
+        <ParamsTable
+          label="Request headers"
+          params={[
+            {
+              name: "Authorization",
+              type: "string",
+              description: "`Bearer <API_KEY>` (required).",
+              array: false,
+              boolean: false,
+            },
+            ...e.headerParams,
+          ]}
+        />
 
         <h2 id="samples">Code samples</h2>
         <CodeTabs
@@ -165,20 +181,25 @@ export default async function EndpointPage({ params }: Props) {
             {e.itemSchemaName}
             {"[], pagination: Pagination }"}
           </code>
-          , with the headers{" "}
-          {e.successHeaders.map((h, i) => (
-            <span key={h}>
-              {i ? ", " : ""}
-              <code>{h}</code>
-            </span>
-          ))}
-          .
+          , with these headers:
         </p>
+        <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
         <h3>{e.itemSchemaName} (each item of data)</h3>
         <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
         <h3>Pagination</h3>
         <FieldsTable fields={e.paginationFields} label="Pagination fields" />
         <JsonBlock title="Example response" value={e.exampleResponse} />
+
+        {e.notModified ? (
+          <>
+            <h2 id="not-modified">Response 304 Not Modified</h2>
+            <p>
+              <InlineMarkdown source={e.notModified.description} /> See{" "}
+              <Link href="/docs/keeping-in-sync">Keeping a copy in sync</Link>.
+            </p>
+            <HeadersTable headers={e.notModified.headers} label="Response 304 headers" />
+          </>
+        ) : null}
 
         <h2 id="errors">Errors</h2>
         <ErrorsSection errors={e.errors} label="Errors" />
@@ -187,6 +208,35 @@ export default async function EndpointPage({ params }: Props) {
         ))}
       </article>
     </DocsShell>
+  );
+}
+
+// A parameter's type as the tables show it: with its format (date-time), when it has one.
+function displayType(p: RefParam): string {
+  return p.format ? `${p.type} (${p.format})` : p.type;
+}
+
+// The headers of an answer with their descriptions.
+function HeadersTable({ headers, label }: { headers: RefHeader[]; label: string }) {
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Header</th>
+          <th scope="col">Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {headers.map((h) => (
+          <tr key={h.name}>
+            <td className="param-name">{h.name}</td>
+            <td>
+              <InlineMarkdown source={h.description} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
@@ -249,7 +299,7 @@ function ParamsTable({ params, label }: { params: RefParam[]; label: string }) {
         {params.map((p) => (
           <tr key={p.name}>
             <td className="param-name">{p.name}</td>
-            <td className="type">{p.type}</td>
+            <td className="type">{displayType(p)}</td>
             <td>{limits(p)}</td>
             <td>
               <InlineMarkdown source={p.description} />
