@@ -224,6 +224,12 @@ const GUIDES: (Omit<Guide, "markdown"> & { writePreview?: boolean })[] = [
     description: "How many requests a key may send, the rate-limit headers, retryAfter and how to back off.",
   },
   {
+    slug: "keeping-in-sync",
+    title: "Keeping a copy in sync",
+    description:
+      "Keep a copy of a list up to date: a first full walk, then updatedSince, If-None-Match and 304 on polls, back-off, deletions, and what moves updatedAt.",
+  },
+  {
     slug: "creating-products",
     title: "Creating products (preview)",
     description:
