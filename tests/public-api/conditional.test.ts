@@ -167,9 +167,10 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
       [w.f.acme.orgId],
     );
     const { product_id, channel_id } = row as { product_id: string; channel_id: string };
-    const [{ identifier }] = (await q("select identifier from products where id = $1", [product_id])) as {
-      identifier: string;
-    }[];
+    const { identifier } = await w.one<{ identifier: string }>(
+      "select identifier from products where id = $1",
+      [product_id],
+    );
     await expectNewTag(`/public/v1/products?channelId=${channel_id}&q=${identifier}`, () =>
       q(
         `update product_values set value = to_jsonb('Nom du canal modifié'::text)
