@@ -164,6 +164,34 @@ function checkValue(
   }
 }
 
+// Text Postgres cannot store (in text or jsonb): NUL, and a UTF-16 surrogate without its pair (both arrive as JSON
+// escapes, "\u0000", "\ud800").
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+// The places of a body (keys and strings, at any depth) holding text that cannot be stored: at most 20.
+function unstorableText(v: unknown, path: string, issues: WriteIssue[] = []): WriteIssue[] {
+  const at = (p: string) => {
+    if (issues.length < 20)
+      issues.push({
+        field: p.replace(UNSTORABLE, "?").slice(0, 100) || "body",
+        code: "INVALID_TEXT",
+        message: "Texte invalide : caractère NUL ou demi-paire UTF-16 isolée.",
+      });
+  };
+  if (typeof v === "string") {
+    if (UNSTORABLE.test(v)) at(path);
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => unstorableText(x, `${path}.${i}`.replace(/^\./, ""), issues));
+  } else if (isPlainObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      const p = path ? `${path}.${k}` : k;
+      if (UNSTORABLE.test(k)) at(p);
+      else unstorableText(x, p, issues);
+    }
+  }
+  return issues;
+}
+
 // Checks the request's shape: a JSON object with familyId, categoryId and values, nothing else.
 function checkShape(body: unknown): {
   familyId: string;
@@ -175,6 +203,8 @@ function checkShape(body: unknown): {
       { field: "body", code: "INVALID_TYPE", message: "Le corps doit être un objet JSON." },
     ]);
   const b = body as Record<string, unknown>;
+  const unstorable = unstorableText(b, "");
+  if (unstorable.length > 0) refuse("invalid", unstorable);
   const issues: WriteIssue[] = [];
   for (const k of Object.keys(b)) {
     if (k === "organizationId")
