@@ -3,7 +3,11 @@
 // address (Next.js alone keeps a client-sent one); with TRUST_PROXY=true the proxy in front sets it.
 // Before Next.js, the front door (lib/server/front-door.ts, compiled at build time) settles what Next.js would answer
 // outside our routes: unknown methods, malformed paths, slash variants and framework headers under /public/.
-// Started by scripts/start.ts after the database is ready; PORT and TRUST_PROXY come from the environment.
+// Then the fast path (lib/server/fast-path.ts) answers /public/v1/* by calling the route handlers Next.js compiled,
+// as Next.js calls them, without its per-request routing (about 1 ms of CPU); everything else goes to Next.js.
+// PCA_FAST_PATH=off sends the API through Next.js too (the benchmark's comparison, a way out if ever needed).
+// Started by scripts/start.ts after the database is ready; PORT, TRUST_PROXY and PCA_FAST_PATH come from the
+// environment.
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -13,11 +17,24 @@ const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const port = Number(process.env.PORT || 3000);
 const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
+const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
-const { frontDoor } = await import(pathToFileURL(path.join(dir, ".next", "pca", "front-door.mjs")).href);
+const { frontDoor, loadFastPath } = await import(
+  pathToFileURL(path.join(dir, ".next", "pca", "server.mjs")).href
+);
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();
 const handle = app.getRequestHandler();
+// The handlers' URL origin is what Next.js gives them: localhost and the port it was given.
+const t0 = performance.now();
+const loaded = fastPathOff
+  ? { off: "PCA_FAST_PATH=off" }
+  : loadFastPath(dir, { port, hostname: "localhost" });
+const fastPath = "fastPath" in loaded ? loaded.fastPath : undefined;
+if (fastPath) {
+  const ms = Math.round(performance.now() - t0);
+  console.log(`/public/v1 on the fast path: ${loaded.pages.length} route handlers loaded in ${ms} ms`);
+} else console.log(`/public/v1 through Next.js (${loaded.off})`);
 
 // Writes a Web Response (a small body: the front door's answers) to a node response.
 async function send(res, method, response) {
@@ -38,8 +55,9 @@ const server = http.createServer((req, res) => {
     send(res, req.method, decision.response).catch(() => res.destroy());
     return;
   }
-  req.url = decision.url;
   for (const name of Object.keys(req.headers)) if (decision.stripHeaders(name)) delete req.headers[name];
+  if (fastPath?.(req, res, decision.url)) return;
+  req.url = decision.url;
   handle(req, res).catch((err) => {
     console.error("[server] unhandled error:", err);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

@@ -1,5 +1,6 @@
 // `npm start`: checks the configuration, builds when needed, prepares the database (demo on first embedded start),
-// then runs the production server (scripts/serve.mjs: Next.js behind node:http) in the foreground.
+// then runs the production server (scripts/serve.mjs: Next.js behind node:http, /public/v1 on its fast path) in the
+// foreground.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

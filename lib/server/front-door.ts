@@ -21,9 +21,11 @@ const APP_ALLOW = [...KNOWN_METHODS].join(", ");
 // A path that no page has: Next.js answers it with the portal's own 404 page.
 export const NOT_FOUND_PATH = "/_not-found";
 
-// Request headers that steer Next.js' router (React Server Components, prefetches, middleware); they mean nothing
-// to the API, and `RSC: 1` alone turns an API call into a redirect.
-const FRAMEWORK_HEADER = /^(rsc|next-[a-z-]+|x-nextjs-[a-z-]+|x-middleware-[a-z-]+|x-invoke-[a-z-]+)$/i;
+// Request headers that steer Next.js' router (React Server Components, prefetches, middleware, its internal
+// routing headers); they mean nothing to the API, and `RSC: 1` alone turns an API call into a redirect. Stripped
+// before either path (Next.js or the fast path), so that both give the handlers the same headers.
+const FRAMEWORK_HEADER =
+  /^(rsc|next-[a-z-]+|x-nextjs-[a-z-]+|x-next-[a-z-]+|x-middleware-[a-z-]+|x-invoke-[a-z-]+|x-matched-path|x-now-route-matches)$/i;
 
 // The decision: answer now, or hand the request to Next.js with this URL (and without the framework headers).
 export type FrontDoorDecision =
@@ -60,8 +62,10 @@ export function frontDoor(method: string, rawUrl: string): FrontDoorDecision {
     return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll };
   }
   if (!api && !media) return { kind: "pass", url: rawUrl, stripHeaders: keepAll };
-  // The API's paths have one spelling: "/public/v1//products/" is answered as "/public/v1/products", never redirected.
-  const canonical = rawPath.replace(/[/\\]+/g, "/").replace(/(.)\/$/, "$1");
+  // The API's paths have one spelling: "/public/v1//products/" and "/public/v1/x/../products/." are answered as
+  // "/public/v1/products", never redirected (dot segments resolved as Next.js resolves them, with a URL parser).
+  const resolved = new URL(rawPath.replace(/[/\\]+/g, "/"), "http://n").pathname;
+  const canonical = resolved.replace(/(.)\/$/, "$1");
   return { kind: "pass", url: canonical + query, stripHeaders: stripFramework };
 }
 

@@ -2,11 +2,11 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
-// The modules of our own that scripts/serve.mjs imports, compiled once at build time next to Next.js' output
-// (plain ESM for node, npm packages left as imports): no TypeScript is transpiled when the server starts.
-export const SERVER_MODULES = [
-  { entry: "lib/server/front-door.ts", out: ".next/pca/front-door.mjs" },
-] as const;
+// The modules of our own that scripts/serve.mjs imports (the front door, the fast path of /public/v1), compiled
+// once at build time next to Next.js' output (plain ESM for node, npm packages left as imports): no TypeScript is
+// transpiled when the server starts. The API's route handlers are not among them: the fast path loads the ones
+// Next.js compiled (lib/server/next-routes.ts).
+export const SERVER_MODULES = [{ entry: "lib/server/index.ts", out: ".next/pca/server.mjs" }] as const;
 
 // Compiles SERVER_MODULES; run right after `next build`.
 export async function buildServerModules(root: string): Promise<void> {

@@ -68,6 +68,9 @@ describe("front door", () => {
     ["/public/v1\\products", "/public/v1/products"],
     ["/public/v1/", "/public/v1"],
     ["/public/", "/public"],
+    ["/public/v1/x/../products/.?a=1", "/public/v1/products?a=1"],
+    ["/public/v1/products/%2e%2e/families", "/public/v1/families"],
+    ["/public/v1/a%20b", "/public/v1/a%20b"],
   ])("%s is answered as the canonical %s, never redirected", (url, canonical) => {
     expect(passed("GET", url).url).toBe(canonical);
   });
@@ -81,6 +84,9 @@ describe("front door", () => {
       "next-router-prefetch",
       "next-url",
       "x-middleware-subrequest",
+      "x-matched-path",
+      "x-now-route-matches",
+      "x-next-resume-state-length",
     ])
       expect(d.stripHeaders(h)).toBe(true);
     for (const h of ["authorization", "accept", "x-forwarded-for", "if-none-match", "user-agent"])

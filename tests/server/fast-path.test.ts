@@ -1,0 +1,468 @@
+// The fast path of the production server (lib/server/fast-path.ts, lib/server/next-routes.ts) on a real node:http
+// server: the route table from Next.js' manifests, the Web Request a handler gets, the Response written as Next.js
+// writes it (Vary, compression, HEAD, streaming with backpressure), failures that never crash the server, and
+// the API's own handlers behind it (the write preview's body: 413, an aborted upload).
+// The comparison with `next start` itself is tests/e2e/parity.spec.ts (it needs a build).
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRequire } from "node:module";
+import { gunzipSync } from "node:zlib";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createFastPath, nextUrl, type Compression, type FastPath } from "@/lib/server/fast-path";
+import {
+  routeTable,
+  unsupportedConfig,
+  type LoadRoute,
+  type NextBuildManifests,
+  type RouteHandler,
+} from "@/lib/server/next-routes";
+import * as products from "@/app/public/v1/products/route";
+import * as notFound from "@/app/public/v1/[...path]/route";
+import { setupWritePreview, type WriteFixture } from "../support/write-preview";
+
+const compression = (createRequire(import.meta.url)("next/dist/compiled/compression") as () => Compression)();
+const VARY = "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch";
+
+function manifests(
+  over: Partial<NextBuildManifests["routes"]> = {},
+  extra: Partial<NextBuildManifests> = {},
+) {
+  return {
+    routes: {
+      staticRoutes: [
+        { page: "/", regex: "^/(?:/)?$" },
+        { page: "/public/v1/echo", regex: "^/public/v1/echo(?:/)?$" },
+        { page: "/public/v1/static", regex: "^/public/v1/static(?:/)?$" },
+        { page: "/public/v1/page", regex: "^/public/v1/page(?:/)?$" },
+      ],
+      dynamicRoutes: [
+        { page: "/public/v1/items/[id]", regex: "^/public/v1/items/([^/]+?)(?:/)?$" },
+        { page: "/public/v1/[...path]", regex: "^/public/v1/(.+?)(?:/)?$" },
+        { page: "/public/[[...path]]", regex: "^/public(?:/(.+?))?(?:/)?$" },
+      ],
+      redirects: [{ regex: "^(?:/((?:[^/]+?)(?:/(?:[^/]+?))*))/$", internal: true }],
+      headers: [],
+      rewrites: { beforeFiles: [], afterFiles: [], fallback: [] },
+      rsc: { varyHeader: VARY },
+      ...over,
+    },
+    appPaths: {
+      "/public/v1/echo/route": "app/public/v1/echo/route.js",
+      "/public/v1/static/route": "app/public/v1/static/route.js",
+      "/public/v1/page/page": "app/public/v1/page/page.js",
+      "/public/v1/items/[id]/route": "app/public/v1/items/[id]/route.js",
+      "/public/v1/[...path]/route": "app/public/v1/[...path]/route.js",
+      "/public/[[...path]]/route": "app/public/[[...path]]/route.js",
+    },
+    middlewareMatchers: [],
+    config: { compress: true },
+    ...extra,
+  } satisfies NextBuildManifests;
+}
+
+// Handlers by module file; "static" is a force-static route (Next.js may cache it: left to Next.js).
+function loader(handlers: Record<string, Record<string, RouteHandler>>): LoadRoute {
+  return (file) => {
+    if (file.includes("/static/")) return { skip: "dynamic is force-static" };
+    const name = file.replace(/^app\/public\/v1\//, "").replace(/\/route\.js$/, "");
+    return { handlers: handlers[name] ?? {} };
+  };
+}
+
+describe("the route table from the build's manifests", () => {
+  const h = (name: string): Record<string, RouteHandler> => ({ GET: async () => new Response(name) });
+  const table = routeTable(
+    manifests(),
+    "/public/v1/",
+    loader({ echo: h("echo"), "items/[id]": h("item"), "[...path]": h("rest") }),
+  );
+
+  it("matches static routes exactly, then dynamic ones in Next.js' order, with decoded params", () => {
+    expect(table.match("/public/v1/echo")?.route.page).toBe("/public/v1/echo");
+    expect(table.match("/public/v1/items/a%20b")).toMatchObject({
+      route: { page: "/public/v1/items/[id]" },
+      params: { id: "a b" },
+    });
+    expect(table.match("/public/v1/x/y%2Fz")).toMatchObject({
+      route: { page: "/public/v1/[...path]" },
+      params: { path: ["x", "y/z"] },
+    });
+    // Not decoded for matching, as Next.js: an escaped letter is another path.
+    expect(table.match("/public/v1/ech%6F")?.route.page).toBe("/public/v1/[...path]");
+    expect(table.pages.sort()).toEqual(["/public/v1/[...path]", "/public/v1/echo", "/public/v1/items/[id]"]);
+    expect(table.vary).toBe(VARY);
+  });
+
+  it("leaves to Next.js a page, a route it may cache, anything outside the prefix", () => {
+    expect(table.match("/public/v1/page")).toBeUndefined();
+    expect(table.match("/public/v1/static")).toBeUndefined();
+    expect(table.match("/public/v2/x")).toBeUndefined();
+    expect(table.match("/docs")).toBeUndefined();
+  });
+
+  it("leaves to Next.js every path the proxy or a next.config header, redirect or rewrite rule touches", () => {
+    const load = loader({ echo: h("echo"), "[...path]": h("rest") });
+    const proxied = routeTable(
+      manifests({}, { middlewareMatchers: ["^/public/v1/echo$"] }),
+      "/public/v1/",
+      load,
+    );
+    expect(proxied.match("/public/v1/echo")).toBeUndefined();
+    expect(proxied.match("/public/v1/other")).toBeDefined();
+    const withHeaders = routeTable(
+      manifests({ headers: [{ regex: "^/public/v1/(.*)$" }] }),
+      "/public/v1/",
+      load,
+    );
+    expect(withHeaders.match("/public/v1/echo")).toBeUndefined();
+    const rewritten = routeTable(
+      manifests({ rewrites: { beforeFiles: [{ regex: "^/public/v1/echo$" }] } }),
+      "/public/v1/",
+      load,
+    );
+    expect(rewritten.match("/public/v1/echo")).toBeUndefined();
+    const redirected = routeTable(
+      manifests({ redirects: [{ regex: "^/public/v1/echo$" }] }),
+      "/public/v1/",
+      load,
+    );
+    expect(redirected.match("/public/v1/echo")).toBeUndefined();
+  });
+
+  it("refuses a build without any route under the prefix, and configurations that change every URL", () => {
+    expect(() => routeTable(manifests(), "/api/v9/", loader({}))).toThrow(/no route handler under/);
+    expect(unsupportedConfig({ basePath: "/x" })).toMatch(/basePath/);
+    expect(unsupportedConfig({ i18n: { locales: ["fr"] } })).toMatch(/i18n/);
+    expect(unsupportedConfig({ compress: true })).toBeNull();
+  });
+});
+
+describe("the URL a handler gets", () => {
+  it.each([
+    ["/public/v1/x", "/public/v1/x"],
+    ["/public/v1/x?", "/public/v1/x"],
+    ["/public/v1/x?a=1&b=2&a=3", "/public/v1/x?a=1&a=3&b=2"],
+    ["/public/v1/x?b=1&2=x&1=y", "/public/v1/x?1=y&2=x&b=1"],
+    ["/public/v1/x?__proto__=x&constructor=1", "/public/v1/x?constructor=1"],
+    ["/public/v1/x?nxtPpath=1&nxtP=2&nxtIx=3", "/public/v1/x?nxtP=2"],
+    ["/public/v1/x?q=a%20b&s=~!*'()&t=%ZZ", "/public/v1/x?q=a+b&s=%7E%21*%27%28%29&t=%25ZZ"],
+    ["/public/v1/x?sort=label.asc,id.desc", "/public/v1/x?sort=label.asc%2Cid.desc"],
+  ])("%s is %s, as Next.js re-serialises it", (url, expected) => {
+    expect(nextUrl(new URL(`http://localhost:3000${url}`))).toBe(`http://localhost:3000${expected}`);
+  });
+});
+
+describe("on a node:http server", () => {
+  let server: http.Server;
+  let port = 0;
+  let fastPath: FastPath;
+  let seen: { request: Request; params: unknown; body?: string } | undefined;
+  let pulled = 0;
+  let cancelled = false;
+  const handled: string[] = [];
+
+  const echo: RouteHandler = async (request, context) => {
+    seen = {
+      request,
+      params: await context.params,
+      body: request.body ? await request.text() : undefined,
+    };
+    return Response.json(
+      { ok: true, pad: "x".repeat(2000) },
+      { headers: { "x-custom": "1", vary: "Origin", "content-length": "999", "Set-Cookie": "a=1" } },
+    );
+  };
+  // A body of 64 MB in 64 KB chunks, produced only as fast as the socket takes it.
+  const big: RouteHandler = async () =>
+    new Response(
+      new ReadableStream({
+        pull(c) {
+          pulled++;
+          if (pulled > 1024) c.close();
+          else c.enqueue(new Uint8Array(64 * 1024));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      }),
+      { headers: { "content-type": "application/octet-stream" } },
+    );
+
+  beforeAll(async () => {
+    const table = routeTable(
+      manifests(),
+      "/public/v1/",
+      loader({
+        echo: { GET: echo, HEAD: echo, POST: echo },
+        "items/[id]": { GET: big },
+        "[...path]": {
+          GET: async () => {
+            throw new Error("boom");
+          },
+          POST: () => "not a response" as unknown as Response,
+        },
+      }),
+    );
+    server = http.createServer((req, res) => {
+      if (fastPath(req, res, req.url!)) return;
+      handled.push(`${req.method} ${req.url}`);
+      res.end("next");
+    });
+    fastPath = createFastPath(table, { port: 3999, hostname: "localhost", compression });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterEach(() => {
+    seen = undefined;
+  });
+
+  function call(
+    method: string,
+    p: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; raw: string[]; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port, method, path: p, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            raw: res.rawHeaders,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  it("gives the handler the Request Next.js would: URL, method, headers with X-Forwarded-*, params", async () => {
+    const r = await call("GET", "/public/v1/echo?b=2&a=1&b=3", {
+      "x-forwarded-for": "203.0.113.7",
+      accept: "*/*",
+    });
+    expect(r.status).toBe(200);
+    expect(seen!.request.url).toBe("http://localhost:3999/public/v1/echo?b=2&b=3&a=1");
+    expect(seen!.request.method).toBe("GET");
+    expect(Object.fromEntries(seen!.request.headers)).toEqual({
+      accept: "*/*",
+      connection: "keep-alive",
+      host: `127.0.0.1:${port}`,
+      "x-forwarded-for": "203.0.113.7",
+      "x-forwarded-host": `127.0.0.1:${port}`,
+      "x-forwarded-port": "3999",
+      "x-forwarded-proto": "http",
+    });
+    expect(seen!.request.signal.aborted).toBe(false);
+    expect(seen!.params).toEqual({});
+    expect(seen!.body).toBeUndefined();
+  });
+
+  it("keeps a proxy's X-Forwarded-Proto and builds an https URL from it", async () => {
+    await call("GET", "/public/v1/echo", { "x-forwarded-proto": "https", "x-forwarded-port": "443" });
+    expect(seen!.request.url).toBe("https://localhost:3999/public/v1/echo");
+    expect(seen!.request.headers.get("x-forwarded-port")).toBe("443");
+  });
+
+  it("passes a POST body as a stream", async () => {
+    await call("POST", "/public/v1/echo", { "content-type": "application/json" }, '{"a":1}');
+    expect(seen!.body).toBe('{"a":1}');
+  });
+
+  it("writes the Response as Next.js: Vary first, the handler's headers but Content-Length, chunked", async () => {
+    const r = await call("GET", "/public/v1/echo");
+    expect(r.headers.vary).toBe(`${VARY}, Origin, Accept-Encoding`);
+    expect(r.headers["x-custom"]).toBe("1");
+    expect(r.headers["set-cookie"]).toEqual(["a=1"]);
+    expect(r.headers["content-length"]).toBeUndefined();
+    expect(r.headers["transfer-encoding"]).toBe("chunked");
+    expect(r.raw[0]).toBe("Vary");
+    expect(JSON.parse(r.body.toString()).ok).toBe(true);
+  });
+
+  it("compresses as Next.js does when the client accepts gzip", async () => {
+    const r = await call("GET", "/public/v1/echo", { "accept-encoding": "gzip" });
+    expect(r.headers["content-encoding"]).toBe("gzip");
+    expect(JSON.parse(gunzipSync(r.body).toString()).ok).toBe(true);
+  });
+
+  it("sends no body to HEAD", async () => {
+    const r = await call("HEAD", "/public/v1/echo");
+    expect(r.status).toBe(200);
+    expect(r.body.length).toBe(0);
+    expect(r.headers["x-custom"]).toBe("1");
+  });
+
+  it("hands to Next.js what no route of its table answers: another method, another prefix, a page", async () => {
+    handled.length = 0;
+    expect((await call("PUT", "/public/v1/echo")).body.toString()).toBe("next");
+    expect((await call("GET", "/public/v1/page")).body.toString()).toBe("next");
+    expect((await call("GET", "/docs")).body.toString()).toBe("next");
+    expect((await call("GET", "/public/v1/echo/")).body.toString()).toBe("next");
+    expect(handled).toEqual([
+      "PUT /public/v1/echo",
+      "GET /public/v1/page",
+      "GET /docs",
+      "GET /public/v1/echo/",
+    ]);
+  });
+
+  it("answers a handler that throws or returns no Response with a 500 in the API's shape, and keeps serving", async () => {
+    for (const method of ["GET", "POST"]) {
+      const r = await call(method, "/public/v1/anything");
+      expect(r.status).toBe(500);
+      const body = JSON.parse(r.body.toString());
+      expect(body).toEqual({
+        statusCode: 500,
+        error: "Internal Server Error",
+        code: "PUBLIC_API_INTERNAL_ERROR",
+        message: expect.any(String),
+        requestId: r.headers["x-request-id"],
+      });
+    }
+    expect((await call("GET", "/public/v1/echo")).status).toBe(200);
+  });
+
+  it("streams a large body only as fast as the client reads it, and stops when the client goes away", async () => {
+    pulled = 0;
+    cancelled = false;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port, path: "/public/v1/items/1" }, (res) => {
+        res.pause();
+        // The client reads nothing for a while: the server stops pulling once the socket's buffers are full.
+        setTimeout(() => {
+          try {
+            expect(pulled).toBeGreaterThan(0);
+            expect(pulled).toBeLessThan(200); // far from the 1,024 chunks of the body
+            res.destroy();
+            resolve();
+          } catch (err) {
+            reject(err as Error);
+          }
+        }, 300);
+      });
+      req.on("error", () => undefined);
+      req.end();
+    });
+    await expect.poll(() => cancelled).toBe(true);
+    expect((await call("GET", "/public/v1/echo")).status).toBe(200);
+  });
+});
+
+describe("the API's handlers behind the fast path (write preview on)", () => {
+  let w: WriteFixture;
+  let server: http.Server;
+  let port = 0;
+
+  beforeAll(async () => {
+    w = await setupWritePreview("pglite");
+    const h = (m: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === "function")) as Record<
+        string,
+        RouteHandler
+      >;
+    const table = routeTable(
+      manifests(
+        {
+          staticRoutes: [{ page: "/public/v1/products", regex: "^/public/v1/products(?:/)?$" }],
+          dynamicRoutes: [{ page: "/public/v1/[...path]", regex: "^/public/v1/(.+?)(?:/)?$" }],
+        },
+        {
+          appPaths: {
+            "/public/v1/products/route": "app/public/v1/products/route.js",
+            "/public/v1/[...path]/route": "app/public/v1/[...path]/route.js",
+          },
+        },
+      ),
+      "/public/v1/",
+      (file) => ({ handlers: file.includes("products") ? h(products) : h(notFound) }),
+    );
+    const fastPath = createFastPath(table, { port: 3999, hostname: "localhost", compression });
+    server = http.createServer((req, res) => {
+      if (!fastPath(req, res, req.url!)) res.writeHead(599).end();
+    });
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as AddressInfo).port;
+  }, 120_000);
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    await w?.f.close();
+  });
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  afterAll(() => agent.destroy());
+
+  function send(
+    method: string,
+    p: string,
+    headers: Record<string, string>,
+    body?: string | Buffer,
+  ): Promise<{ status: number; json: Record<string, unknown>; socket: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port, method, path: p, headers, agent }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (text += c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : {}, socket: req.socket }),
+        );
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+  const auth = () => ({ authorization: `Bearer ${w.writer}`, "content-type": "application/json" });
+
+  it("creates a product: 201 with Location", async () => {
+    const r = await send("POST", "/public/v1/products", auth(), JSON.stringify(w.body()));
+    expect(r.status).toBe(201);
+    expect(r.json).toMatchObject({ id: expect.stringMatching(/^prd_/), status: "draft" });
+  });
+
+  it("413 on a body over 64 KB, declared or streamed, and the connection stays usable", async () => {
+    const big = JSON.stringify({ ...w.body(), pad: "x".repeat(70 * 1024) });
+    const declared = await send("POST", "/public/v1/products", auth(), big);
+    expect(declared.status).toBe(413);
+    expect(declared.json.code).toBe("PUBLIC_API_PAYLOAD_TOO_LARGE");
+    const chunked = await send(
+      "POST",
+      "/public/v1/products",
+      { ...auth(), "transfer-encoding": "chunked" },
+      big,
+    );
+    expect(chunked.status).toBe(413);
+    const after = await send("GET", "/public/v1/products?perPage=1", auth());
+    expect(after.status).toBe(200);
+  });
+
+  it("an upload cut half-way does not crash the server", async () => {
+    await new Promise<void>((resolve) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/public/v1/products",
+        headers: { ...auth(), "content-length": "5000" },
+      });
+      req.on("error", () => resolve());
+      req.on("response", () => resolve());
+      req.write('{"familyId": "');
+      setTimeout(() => req.destroy(), 100);
+    });
+    const r = await send("GET", "/public/v1/products?perPage=1", auth());
+    expect(r.status).toBe(200);
+  });
+
+  it("404 and 405 from the same handlers Next.js calls", async () => {
+    expect((await send("GET", "/public/v1/channels", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
+    expect((await send("PUT", "/public/v1/products", auth())).json.code).toBe(
+      "PUBLIC_API_METHOD_NOT_ALLOWED",
+    );
+  });
+});
