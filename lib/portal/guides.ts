@@ -193,6 +193,12 @@ const PLACEHOLDERS: Record<string, () => string> = {
   valueTypeRows,
   writeBodyLimitKb: () => String(WRITE_BODY_LIMIT / 1024),
   idempotencyHours: () => String(IDEMPOTENCY_TTL_HOURS),
+  // What POST /public/v1/products does on this server: 405 in V1, the preview when the switch is on.
+  writeStatusShort: () => (getConfig().PUBLIC_API_WRITE_PREVIEW ? "in preview on this server" : "today 405"),
+  writeStatusNote: () =>
+    getConfig().PUBLIC_API_WRITE_PREVIEW
+      ? "> **Preview on this server.** `POST /public/v1/products` is switched on here (`PUBLIC_API_WRITE_PREVIEW`): see [Creating products (preview)](/docs/creating-products). Elsewhere it answers **405 Method Not Allowed**, as V1 requires; the contract below may still change."
+      : "> **Not available in V1.** `POST /public/v1/products` answers **405 Method Not Allowed**. The contract below is the target, published so that you can prepare; it may still change.",
 };
 
 // The guides in reading order; each body is lib/portal/guides/<slug>.md. A `writePreview` guide is listed only while

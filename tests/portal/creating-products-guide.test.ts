@@ -32,6 +32,17 @@ describe("the guide", () => {
     resetConfig();
   });
 
+  it("the roadmap says 405 in V1 and points to this guide while the preview is on", () => {
+    preview(false);
+    const off = getGuide("versioning")!.markdown;
+    expect(off).toContain("`POST /public/v1/products`, today 405");
+    expect(off).not.toContain("/docs/creating-products");
+    preview(true);
+    const on = getGuide("versioning")!.markdown;
+    expect(on).toContain("`POST /public/v1/products`, in preview on this server");
+    expect(on).toContain("[Creating products (preview)](/docs/creating-products)");
+  });
+
   it("is listed only while the write preview is on", () => {
     preview(false);
     expect(getGuides().map((g) => g.slug)).not.toContain(SLUG);
