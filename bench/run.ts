@@ -1,9 +1,11 @@
 // `npm run bench`: the catalog at scale (issue 5). Seeds (unless present) a `bench` organization with
-// 1,000,000 products and four organizations with 100,000 each, builds and starts the production server, the
-// ceiling (a trivial Next.js route handler) and the floor (node:http + pg + the query layer), measures every
-// scenario with autocannon on loopback, and writes bench/results/<date>.json, .md and -plans.md.
+// 1,000,000 products and four organizations with 100,000 each, builds and starts the production server twice (its
+// fast path for /public/v1, and with PCA_FAST_PATH=off through Next.js), the ceiling (a trivial Next.js route
+// handler) and the floor (node:http + pg + the query layer), measures every scenario with autocannon on loopback,
+// and writes bench/results/<date>.json, .md and -plans.md.
 // Environment: BENCH_DATABASE_URL (else a Postgres server is started under bench/.work on port 55440),
-// BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_RATE (req/s, 200), BENCH_CONNECTIONS (32),
+// BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_RATE (req/s, 200), BENCH_HIGH_RATE (req/s, 800: the second
+// latency point, page 1 only), BENCH_CONNECTIONS (32),
 // BENCH_POOL_SIZE (DB_POOL_SIZE of the servers, 10), BENCH_PRODUCTS (1000000), BENCH_OTHER_PRODUCTS (100000),
 // BENCH_ROUNDS (3: saturation rounds per scenario, each paired with one of the ceiling), BENCH_SKIP_BUILD=1
 // (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix).
@@ -21,6 +23,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import type { OpenLoopResult, openLoop } from "./open-loop";
 import { ID_PREFIX, newId } from "@/db/schema";
+import { buildServerModules } from "../scripts/lib/build";
 
 const require = createRequire(import.meta.url);
 const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -42,6 +45,8 @@ const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 2);
 const RATE = Number(env.BENCH_RATE ?? 200);
+// Near the through-Next.js path's saturation on this machine: the latency the fast path keeps where the other queues.
+const HIGH_RATE = Number(env.BENCH_HIGH_RATE ?? 800);
 // Long enough for a stable p99 (6,000 requests): a major GC of the framework's heap (every few seconds under load,
 // 10–30 ms of stall, the trivial ceiling included) lands in a 10 s window or not, and moves a 2,000-request p99.
 const FIXED_DURATION = Number(env.BENCH_FIXED_DURATION ?? 30);
@@ -53,7 +58,9 @@ const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 3));
 const POOL = Number(env.BENCH_POOL_SIZE ?? 10);
 const BENCH_PRODUCTS = Number(env.BENCH_PRODUCTS ?? 1_000_000);
 const OTHER_PRODUCTS = Number(env.BENCH_OTHER_PRODUCTS ?? 100_000);
-const PORTS = { app: 3410, ceiling: 3411, floor: 3412 };
+// app: `npm start`'s server (scripts/serve.mjs) with its fast path; appNext: the same with PCA_FAST_PATH=off, the API
+// through Next.js as before issue 16.
+const PORTS = { app: 3410, ceiling: 3411, floor: 3412, appNext: 3413 };
 const ORGS = [
   { slug: "bench", name: "Bench", products: BENCH_PRODUCTS, flavour: "home" as const },
   { slug: "bench-b", name: "Bench B", products: OTHER_PRODUCTS, flavour: "fashion" as const },
@@ -359,17 +366,17 @@ async function saturate(base: string, s: Scenario, mainKey: string, pid: number)
 
 // Latency at RATE req/s, open loop (see bench/open-loop.ts for why not autocannon's overallRate), after a pause
 // so that it does not begin in the aftermath of a saturation run (sockets, GC).
-async function fixedLoad(base: string, s: Scenario, mainKey: string): Promise<Measure> {
+async function fixedLoad(base: string, s: Scenario, mainKey: string, rate = RATE): Promise<Measure> {
   await new Promise((r) => setTimeout(r, 2_000));
   const r = await openLoopProcess({
     url: `${base}${s.path}`,
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
-    rate: RATE,
+    rate,
     durationSeconds: FIXED_DURATION,
   });
   const ok = r.statuses[String(s.status ?? 200)] ?? 0;
   return {
-    rps: RATE,
+    rps: rate,
     p50: r.p50,
     p99: r.p99,
     max: r.max,
@@ -413,26 +420,50 @@ function mergeRounds(rounds: Measure[]): Measure {
 
 function table(results: ResultFile): string {
   const pct = (a: number, b: number) => (b > 0 ? `${Math.round((100 * a) / b)}%` : "–");
+  const times = (x: number) => `${x.toFixed(2)}×`;
   const ceiling = results.ceiling.sat.rps;
-  const share = (x: number) => `${Math.round(100 * x)}%`;
+  const shareCell = (rounds: Rounds | undefined, rps: number) =>
+    rounds
+      ? `${times(rounds.share)} (${Math.round(median(rounds.ceiling))})`
+      : times(rps / Math.max(1, ceiling));
   const lines = [
     `Run ${results.date} · ${results.machine.cpus} CPUs · load before ${results.machine.loadBefore.join(" / ")}, after ${results.machine.loadAfter.join(" / ")} · ` +
       `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up), ${results.settings.rounds ?? 1} rounds each paired with a round of the ceiling · fixed load ${RATE} req/s × ${FIXED_DURATION} s (open loop) · DB_POOL_SIZE=${results.settings.poolSize}`,
     "",
     `Ceiling (trivial Next.js route handler): **${ceiling} req/s** at the start (${results.ceiling.sat.rpsMin ?? ceiling}–${results.ceiling.sat.rpsMax ?? ceiling} over the run's rounds), p50 ${results.ceiling.fixed.p50} ms, p99 ${results.ceiling.fixed.p99} ms at ${RATE} req/s, RSS ${results.ceiling.sat.rssMb} MB.`,
     "",
-    "req/s: median of the rounds; % of ceiling: median of each round's ratio to the ceiling's round just before it (in parentheses: the median of those ceiling rounds, req/s).",
+    "Two paths of the same production server (`npm start`: scripts/serve.mjs): **fast**, /public/v1 answered by the route handlers directly (issue 16); **Next**, the same build with `PCA_FAST_PATH=off`, the API through Next.js' routing as before. " +
+      "req/s: median of the rounds; × ceiling: median of each round's ratio to the ceiling's round just before it (in parentheses: the median of those ceiling rounds, req/s); fast ÷ Next: the ratio of the two medians.",
     "",
-    "| scenario | req/s (32 conn) | % of ceiling | floor req/s | % of floor | p50 ms @200 | p99 ms @200 | max ms @200 | floor p99 @200 | RSS MB | unexpected status |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| scenario | fast req/s | × ceiling | Next req/s | × ceiling | fast ÷ Next | floor req/s | fast % of floor | p50 ms @200 fast | p99 ms @200 fast | p99 ms @200 Next | max ms @200 fast | floor p99 @200 | RSS MB fast | unexpected status |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of results.scenarios) {
-    const shareCell = r.rounds
-      ? `${share(r.rounds.share)} (${Math.round(median(r.rounds.ceiling))})`
-      : pct(r.app.sat.rps, ceiling);
+    const n = r.next;
     lines.push(
-      `| ${r.name} | ${r.app.sat.rps} | ${shareCell} | ${r.floor.sat.rps} | ${pct(r.app.sat.rps, r.floor.sat.rps)} | ` +
-        `${r.app.fixed.p50} | ${r.app.fixed.p99} | ${r.app.fixed.max} | ${r.floor.fixed.p99} | ${r.app.sat.rssMb} | ${r.app.sat.unexpected + r.app.fixed.unexpected} |`,
+      `| ${r.name} | ${r.app.sat.rps} | ${shareCell(r.rounds, r.app.sat.rps)} | ${n ? n.sat.rps : "–"} | ${n ? shareCell(n.rounds, n.sat.rps) : "–"} | ` +
+        `${n ? times(r.app.sat.rps / Math.max(1, n.sat.rps)) : "–"} | ${r.floor.sat.rps} | ${pct(r.app.sat.rps, r.floor.sat.rps)} | ` +
+        `${r.app.fixed.p50} | ${r.app.fixed.p99} | ${n ? n.fixed.p99 : "–"} | ${r.app.fixed.max} | ${r.floor.fixed.p99} | ${r.app.sat.rssMb} | ` +
+        `${r.app.sat.unexpected + r.app.fixed.unexpected + (n ? n.sat.unexpected + n.fixed.unexpected : 0)} |`,
+    );
+  }
+  if (results.highRate) {
+    const h = results.highRate;
+    lines.push(
+      "",
+      `Latency at ${h.rate} req/s (open loop, ${FIXED_DURATION} s), \`${h.scenario}\`:`,
+      "",
+      "| path | p50 ms | p99 ms | max ms | unexpected status | generator lag ms |",
+      "|---|---:|---:|---:|---:|---:|",
+      ...(
+        [
+          ["fast", h.app],
+          ["Next", h.next],
+          ["ceiling (`/ping`)", h.ceiling],
+        ] as const
+      ).map(
+        ([name, m]) => `| ${name} | ${m.p50} | ${m.p99} | ${m.max} | ${m.unexpected} | ${m.lagMs ?? "–"} |`,
+      ),
     );
   }
   lines.push(
@@ -446,6 +477,13 @@ function table(results: ResultFile): string {
   return lines.join("\n");
 }
 
+/** Saturation rounds: a path's and the paired ceiling's req/s, and the median of their ratios. */
+interface Rounds {
+  app: number[];
+  ceiling: number[];
+  share: number;
+}
+
 interface ResultFile {
   date: string;
   machine: { cpus: number; loadBefore: number[]; loadAfter: number[]; node: string };
@@ -455,11 +493,16 @@ interface ResultFile {
   scenarios: {
     name: string;
     path: string;
-    /** Saturation rounds: the app's and the paired ceiling's req/s, and the median of their ratios. */
-    rounds?: { app: number[]; ceiling: number[]; share: number };
+    /** The fast path's rounds. */
+    rounds?: Rounds;
+    /** The fast path (npm start's server). */
     app: { sat: Measure; fixed: Measure };
+    /** The same server with PCA_FAST_PATH=off (page-1 scenarios). */
+    next?: { sat: Measure; fixed: Measure; rounds: Rounds };
     floor: { sat: Measure; fixed: Measure };
   }[];
+  /** The second latency point: page 1 at HIGH_RATE on both paths and the ceiling. */
+  highRate?: { scenario: string; rate: number; app: Measure; next: Measure; ceiling: Measure };
 }
 
 async function main(): Promise<void> {
@@ -487,6 +530,7 @@ async function main(): Promise<void> {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...env, NEXT_TELEMETRY_DISABLED: "1" },
     });
+    await buildServerModules(ROOT); // .next/pca/server.mjs: the front door and the fast path of serve.mjs
     log("next build (ceiling) …");
     execFileSync(next, ["build", "bench/ceiling"], {
       cwd: ROOT,
@@ -501,10 +545,17 @@ async function main(): Promise<void> {
     RATE_LIMIT_ENABLED: "false",
     DEMO_SEED: "never",
   };
-  const app = start("app", next, ["start", "-H", "127.0.0.1", "-p", String(PORTS.app)], {
-    ...serverEnv,
-    PUBLIC_BASE_URL: `http://127.0.0.1:${PORTS.app}`,
-  });
+  // The production server twice: with its fast path, and with the API through Next.js (PCA_FAST_PATH=off).
+  const serve = (name: string, port: number, extra: Record<string, string>) =>
+    start(name, process.execPath, ["scripts/serve.mjs"], {
+      ...serverEnv,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      PUBLIC_BASE_URL: `http://127.0.0.1:${PORTS.app}`,
+      ...extra,
+    });
+  const app = serve("app", PORTS.app, {});
+  const appNext = serve("app-next", PORTS.appNext, { PCA_FAST_PATH: "off" });
   const ceiling = start(
     "ceiling",
     next,
@@ -526,6 +577,7 @@ async function main(): Promise<void> {
   const auth = { authorization: `Bearer ${keys[0]}` };
   await Promise.all([
     waitFor(`http://127.0.0.1:${PORTS.app}/public/v1/products`, auth),
+    waitFor(`http://127.0.0.1:${PORTS.appNext}/public/v1/products`, auth),
     waitFor(`http://127.0.0.1:${PORTS.ceiling}/ping`),
     waitFor(`http://127.0.0.1:${PORTS.floor}/public/v1/products`, auth),
   ]);
@@ -541,19 +593,24 @@ async function main(): Promise<void> {
       duration: 5,
     },
   );
-  for (const port of [PORTS.app, PORTS.floor]) {
+  for (const port of [PORTS.app, PORTS.appNext, PORTS.floor]) {
     await cannon(`http://127.0.0.1:${port}`, first, keys[0]!, { connections: CONNECTIONS, duration: 5 });
   }
 
-  // Sanity: the app and the floor answer the same page.
+  // Sanity: both paths of the app and the floor answer the same page.
   for (const s of list.filter((x) => !x.keys)) {
     const get = async (port: number) => {
       const res = await fetch(`http://127.0.0.1:${port}${s.path}`, { headers: auth });
       return { status: res.status, body: (await res.json()) as { data?: unknown[]; pagination?: unknown } };
     };
-    const [a, f] = await Promise.all([get(PORTS.app), get(PORTS.floor)]);
+    const [a, n, f] = await Promise.all([get(PORTS.app), get(PORTS.appNext), get(PORTS.floor)]);
     if (a.status !== 200 || JSON.stringify(a.body.data) !== JSON.stringify(f.body.data)) {
       throw new Error(`${s.name}: the app (${a.status}) and the floor (${f.status}) disagree`);
+    }
+    if (n.status !== 200 || JSON.stringify(a.body) !== JSON.stringify(n.body)) {
+      throw new Error(
+        `${s.name}: the fast path (${a.status}) and the path through Next.js (${n.status}) disagree`,
+      );
     }
     log(`${s.name}: ${JSON.stringify(a.body.pagination)}`);
   }
@@ -587,33 +644,76 @@ async function main(): Promise<void> {
   log(`ceiling: ${ceilingResult.sat.rps} req/s, p99 ${ceilingResult.fixed.p99} ms`);
   const out: ResultFile["scenarios"] = [];
   const allCeilingRounds = [ceilingResult.sat.rps];
-  for (const s of list) {
+  // Saturation rounds of a server on a scenario, each right after a round of the ceiling.
+  const rounds = async (
+    port: number,
+    pid: number,
+    s: Scenario,
+  ): Promise<{ merged: Measure; rounds: Rounds }> => {
     const appRounds: Measure[] = [];
     const ceilingRounds: Measure[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       ceilingRounds.push(
         await saturate(`http://127.0.0.1:${PORTS.ceiling}`, ceilingScenario, keys[0]!, ceiling.pid!),
       );
-      appRounds.push(await saturate(`http://127.0.0.1:${PORTS.app}`, s, keys[0]!, app.pid!));
+      appRounds.push(await saturate(`http://127.0.0.1:${port}`, s, keys[0]!, pid));
     }
     allCeilingRounds.push(...ceilingRounds.map((r) => r.rps));
-    const rounds = {
-      app: appRounds.map((r) => r.rps),
-      ceiling: ceilingRounds.map((r) => r.rps),
-      share: median(appRounds.map((r, i) => r.rps / Math.max(1, ceilingRounds[i]!.rps))),
+    return {
+      merged: mergeRounds(appRounds),
+      rounds: {
+        app: appRounds.map((r) => r.rps),
+        ceiling: ceilingRounds.map((r) => r.rps),
+        share: median(appRounds.map((r, i) => r.rps / Math.max(1, ceilingRounds[i]!.rps))),
+      },
     };
+  };
+  const unexpected = (m: { sat: Measure; fixed: Measure }) => m.sat.unexpected + m.fixed.unexpected;
+  for (const s of list) {
+    const fastRounds = await rounds(PORTS.app, app.pid!, s);
     const a = {
-      sat: mergeRounds(appRounds),
+      sat: fastRounds.merged,
       fixed: await fixedLoad(`http://127.0.0.1:${PORTS.app}`, s, keys[0]!),
     };
+    // The path through Next.js, side by side, on the page-1 scenarios.
+    let n: ResultFile["scenarios"][number]["next"];
+    if (s.pageOne) {
+      const nextRounds = await rounds(PORTS.appNext, appNext.pid!, s);
+      n = {
+        sat: nextRounds.merged,
+        fixed: await fixedLoad(`http://127.0.0.1:${PORTS.appNext}`, s, keys[0]!),
+        rounds: nextRounds.rounds,
+      };
+    }
     const f = await measure(`http://127.0.0.1:${PORTS.floor}`, s, keys[0]!, floor.pid!);
+    const r = fastRounds.rounds;
     log(
-      `${s.name}: app ${a.sat.rps} req/s (${rounds.app.join(", ")}; ceiling ${rounds.ceiling.join(", ")}: ${Math.round(100 * rounds.share)}%; p99@${RATE} ${a.fixed.p99} ms, RSS ${a.sat.rssMb} MB), floor ${f.sat.rps} req/s (p99 ${f.fixed.p99} ms)` +
-        (a.sat.unexpected + a.fixed.unexpected > 0
-          ? ` — ${a.sat.unexpected + a.fixed.unexpected} unexpected statuses`
+      `${s.name}: fast ${a.sat.rps} req/s (${r.app.join(", ")}; ceiling ${r.ceiling.join(", ")}: ${r.share.toFixed(2)}×; p99@${RATE} ${a.fixed.p99} ms, RSS ${a.sat.rssMb} MB)` +
+        (n
+          ? `, Next ${n.sat.rps} req/s (${n.rounds.app.join(", ")}: ${n.rounds.share.toFixed(2)}×; p99@${RATE} ${n.fixed.p99} ms)`
+          : "") +
+        `, floor ${f.sat.rps} req/s (p99 ${f.fixed.p99} ms)` +
+        (unexpected(a) + (n ? unexpected(n) : 0) > 0
+          ? ` — ${unexpected(a) + (n ? unexpected(n) : 0)} unexpected statuses`
           : ""),
     );
-    out.push({ name: s.name, path: s.path, rounds, app: a, floor: f });
+    out.push({ name: s.name, path: s.path, rounds: r, app: a, next: n, floor: f });
+  }
+
+  // The second latency point, page 1 at HIGH_RATE: both paths and the ceiling.
+  let highRate: ResultFile["highRate"];
+  const pageOne = list.find((s) => s.name === "products");
+  if (pageOne && HIGH_RATE > 0) {
+    highRate = {
+      scenario: pageOne.path,
+      rate: HIGH_RATE,
+      app: await fixedLoad(`http://127.0.0.1:${PORTS.app}`, pageOne, keys[0]!, HIGH_RATE),
+      next: await fixedLoad(`http://127.0.0.1:${PORTS.appNext}`, pageOne, keys[0]!, HIGH_RATE),
+      ceiling: await fixedLoad(`http://127.0.0.1:${PORTS.ceiling}`, ceilingScenario, keys[0]!, HIGH_RATE),
+    };
+    log(
+      `${pageOne.name} at ${HIGH_RATE} req/s: fast p99 ${highRate.app.p99} ms, Next p99 ${highRate.next.p99} ms, ceiling p99 ${highRate.ceiling.p99} ms`,
+    );
   }
   const results: ResultFile = {
     date,
@@ -623,6 +723,7 @@ async function main(): Promise<void> {
       durationSeconds: DURATION,
       warmupSeconds: WARMUP,
       fixedRate: RATE,
+      highRate: HIGH_RATE,
       fixedDurationSeconds: FIXED_DURATION,
       poolSize: POOL,
       rounds: ROUNDS,
@@ -637,6 +738,7 @@ async function main(): Promise<void> {
       fixed: ceilingResult.fixed,
     },
     scenarios: out,
+    highRate,
   };
   writeFileSync(path.join(RESULTS, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
   const md = `# Benchmark ${date}\n\n${table(results)}\n\nPlans: [${stem}-plans.md](./${stem}-plans.md)\n`;
