@@ -646,8 +646,11 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
           schema: { type: "string", enum: ["private, no-cache"] },
         },
         Vary: {
-          description: "`Authorization`: the answer depends on the key's organization and scopes.",
-          schema: { type: "string", enum: ["Authorization"] },
+          description:
+            "Lists `Authorization`: the answer depends on the key's organization and scopes (a server may list other " +
+            "request headers besides).",
+          schema: { type: "string" },
+          example: "Authorization",
         },
       },
     },

@@ -92,7 +92,7 @@ describe("GET /public/v1/openapi.json", () => {
     }
     expect(doc.components.headers.ETag.description).toMatch(/If-None-Match/);
     expect(doc.components.headers["Cache-Control"].schema.enum).toEqual(["private, no-cache"]);
-    expect(doc.components.headers.Vary.schema.enum).toEqual(["Authorization"]);
+    expect(doc.components.headers.Vary.example).toBe("Authorization");
     expect(doc.info.description).toMatch(/updatedSince/);
   });
 
@@ -192,7 +192,7 @@ describe("the documented conditional answers are the routes' answers", () => {
       for (const h of Object.keys(op.responses["304"].headers))
         expect(res.headers.get(h), `304 ${h}`).not.toBeNull();
       expect(res.headers.get("cache-control")).toBe(doc.components.headers["Cache-Control"].schema.enum[0]);
-      expect(res.headers.get("vary")).toBe(doc.components.headers.Vary.schema.enum[0]);
+      expect(res.headers.get("vary")).toContain(doc.components.headers.Vary.example);
     },
   );
 });
