@@ -1,17 +1,24 @@
 import { curlSample } from "@/lib/portal/code-samples";
 import { CopyButton } from "../copy-button";
 
-// The curl command of the request (the key as $PCA_API_KEY, never the real one), with a copy button.
+// A word for the shell, single-quoted.
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+// The curl command of the request (the key as $PCA_API_KEY, never the real one; If-None-Match when sent), with a
+// copy button.
 export function CurlPreview({
   baseUrl,
   path,
   query,
+  ifNoneMatch,
 }: {
   baseUrl: string;
   path: string;
   query: [string, string][];
+  ifNoneMatch?: string;
 }) {
-  const curl = curlSample({ baseUrl, path, query, key: "$PCA_API_KEY" });
+  let curl = curlSample({ baseUrl, path, query, key: "$PCA_API_KEY" });
+  if (ifNoneMatch) curl += ` \\\n  -H ${shellQuote(`If-None-Match: ${ifNoneMatch}`)}`;
   return (
     <div className="code-block">
       <div className="code-tabs-bar">

@@ -32,17 +32,21 @@ export function useParamValues(params: TryItParam[]): TryItParamValues {
   };
 }
 
-// The request of the try-it: the last answer, or why the last request did not complete, and whether one is under way.
+// The request of the try-it: the last answer, or why the last request did not complete, whether one is under way,
+// and the ETag of the last answer that had one (to send back in If-None-Match).
 export function useTryItRequest(path: string) {
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [pending, setPending] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  const [lastEtag, setLastEtag] = useState<string | null>(null);
 
-  async function send(query: [string, string][], key: string) {
+  async function send(query: [string, string][], key: string, ifNoneMatch = "") {
     setPending(true);
     setFailure(null);
     try {
-      setAnswer(await fetchAnswer(path, query, key));
+      const a = await fetchAnswer(path, query, key, ifNoneMatch);
+      setAnswer(a);
+      if (a.etag) setLastEtag(a.etag);
     } catch (err) {
       setFailure(`The request did not complete: ${err instanceof Error ? err.message : String(err)}`);
       setAnswer(null);
@@ -51,5 +55,5 @@ export function useTryItRequest(path: string) {
     }
   }
 
-  return { answer, pending, failure, send };
+  return { answer, pending, failure, lastEtag, send };
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useRef, type FormEvent } from "react";
+import { ConditionalFieldset, useIfNoneMatch } from "./conditional-field";
 import { CurlPreview } from "./curl-preview";
 import { useParamValues, useTryItRequest } from "./hooks";
 import { KeyField, takeKey } from "./key-field";
@@ -9,29 +10,34 @@ import { ResponseView } from "./response-view";
 
 export type { TryItParam } from "./params-form";
 
-// The try-it form of one endpoint: parameters, a key kept in session storage only, a real same-origin request and its answer.
+// The try-it form of one endpoint: parameters, a key kept in session storage only, If-None-Match when the endpoint
+// answers conditionally, a real same-origin request and its answer.
 export function TryIt({
   path,
   scope,
   params,
   baseUrl,
   demoKey,
+  conditional = false,
 }: {
   path: string;
   scope: string;
   params: TryItParam[];
   baseUrl: string;
   demoKey?: string;
+  /** The endpoint documents If-None-Match (a list: ETag and 304). */
+  conditional?: boolean;
 }) {
   const id = useId();
   const keyRef = useRef<HTMLInputElement>(null);
   const form = useParamValues(params);
-  const { answer, pending, failure, send } = useTryItRequest(path);
+  const ifNoneMatch = useIfNoneMatch();
+  const { answer, pending, failure, lastEtag, send } = useTryItRequest(path);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     const key = takeKey(keyRef.current);
-    await send(form.query(), key);
+    await send(form.query(), key, conditional ? ifNoneMatch.header(lastEtag) : "");
   }
 
   return (
@@ -44,6 +50,7 @@ export function TryIt({
       <form onSubmit={submit} className="try-it-form">
         <KeyField id={id} inputRef={keyRef} demoKey={demoKey} />
         <ParamsFieldset id={id} params={params} form={form} />
+        {conditional ? <ConditionalFieldset id={id} value={ifNoneMatch} lastEtag={lastEtag} /> : null}
         <div className="actions">
           <button type="submit" className="primary" disabled={pending}>
             {pending ? "Sending…" : `Send GET ${path}`}
@@ -58,7 +65,12 @@ export function TryIt({
           </p>
         ) : null}
         {answer ? <ResponseView answer={answer} /> : null}
-        <CurlPreview baseUrl={baseUrl} path={path} query={answer ? answer.query : form.query()} />
+        <CurlPreview
+          baseUrl={baseUrl}
+          path={path}
+          query={answer ? answer.query : form.query()}
+          ifNoneMatch={answer ? answer.ifNoneMatch : conditional ? ifNoneMatch.header(lastEtag) : ""}
+        />
       </div>
     </section>
   );

@@ -4,6 +4,7 @@ import type { Answer } from "./request";
 // Reason phrases for the statuses the API answers, when the browser gives none (HTTP/2 has no status text).
 const REASONS: Record<number, string> = {
   200: "OK",
+  304: "Not Modified",
   400: "Bad Request",
   401: "Unauthorized",
   403: "Forbidden",
@@ -14,9 +15,10 @@ const REASONS: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-// One answer: status, time and URL, the shown headers, and the body with a copy button.
+// One answer: status, time and URL, the shown headers, and the body with a copy button (a 304 has none: a note
+// says why instead).
 export function ResponseView({ answer }: { answer: Answer }) {
-  const tone = answer.status < 300 ? "ok" : answer.status < 500 ? "client-error" : "server-error";
+  const tone = answer.status < 400 ? "ok" : answer.status < 500 ? "client-error" : "server-error";
   return (
     <div className={`answer ${tone}`} data-testid="try-it-answer">
       <h3>Response</h3>
@@ -41,15 +43,23 @@ export function ResponseView({ answer }: { answer: Answer }) {
           ))}
         </dl>
       ) : null}
-      <div className="code-block">
-        <div className="code-tabs-bar">
-          <span>Body</span>
-          <CopyButton text={answer.body} label="Copy body" />
+      {answer.status === 304 ? (
+        <p data-testid="try-it-not-modified">
+          <strong>No body: the list is unchanged</strong> since the answer whose ETag was sent in{" "}
+          <code>If-None-Match: {answer.ifNoneMatch}</code>. Keep the copy you have; this request counted
+          against the key&apos;s quota like any other.
+        </p>
+      ) : (
+        <div className="code-block">
+          <div className="code-tabs-bar">
+            <span>Body</span>
+            <CopyButton text={answer.body} label="Copy body" />
+          </div>
+          <pre className="code" tabIndex={0} data-testid="try-it-body">
+            <code>{answer.body}</code>
+          </pre>
         </div>
-        <pre className="code" tabIndex={0} data-testid="try-it-body">
-          <code>{answer.body}</code>
-        </pre>
-      </div>
+      )}
     </div>
   );
 }

@@ -19,6 +19,7 @@ const GUIDES = [
   "pagination",
   "errors",
   "rate-limits",
+  "keeping-in-sync",
   "concepts",
   "versioning",
 ];
@@ -151,6 +152,51 @@ test("try-it with perPage=1000 shows the 400", async ({ page }) => {
   const body = JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}");
   expect(body).toMatchObject({ statusCode: 400, code: "PUBLIC_API_INVALID_QUERY" });
   expect(body.message).toContain("perPage");
+});
+
+test("the reference shows updatedSince, the If-None-Match header, the ETag and the 304", async ({ page }) => {
+  await page.goto("/reference/products");
+  await expect(page.locator("#param-updatedSince")).toContainText("string (date-time)");
+  await expect(page.getByRole("table", { name: "Request headers" })).toContainText("If-None-Match");
+  await expect(page.getByRole("table", { name: "Response 200 headers" })).toContainText("ETag");
+  await expect(page.getByRole("heading", { name: "Response 304 Not Modified" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Response 304 headers" })).toContainText("X-Request-Id");
+  await expect(page.getByRole("table", { name: "Errors" })).not.toContainText("304");
+});
+
+test("try-it sends the last ETag in If-None-Match and shows the 304 readably", async ({ page, baseURL }) => {
+  const problems = watch(page, baseURL!);
+  await openTryIt(page, "families");
+  await page.getByRole("button", { name: /Use the demo key/ }).click();
+  await page.getByLabel("Send the ETag of the last answer").check();
+  await send(page);
+  // No ETag yet: the first call sends no If-None-Match and gets the list.
+  await expect(page.getByTestId("try-it-status")).toHaveText(/^200/);
+  const etag = (await page
+    .getByTestId("try-it-answer")
+    .locator("dt", { hasText: /^etag$/ })
+    .locator("xpath=../dd")
+    .textContent())!;
+  expect(etag).toMatch(/^"[\w-]{32}"$/);
+  await expect(page.getByLabel(/^If-None-Match/)).toHaveValue(etag);
+  // The second sends it back: nothing changed, so 304, no body and no JSON error.
+  await page.getByRole("button", { name: /^Send GET/ }).click();
+  await expect(page.getByTestId("try-it-status")).toHaveText("304 Not Modified");
+  await expect(page.getByTestId("try-it-not-modified")).toContainText("the list is unchanged");
+  await expect(page.getByTestId("try-it-not-modified")).toContainText(`If-None-Match: ${etag}`);
+  await expect(page.getByTestId("try-it-body")).toHaveCount(0);
+  await expect(page.getByTestId("try-it-answer")).toContainText("x-ratelimit-remaining");
+  await expect(page.getByTestId("try-it-curl")).toContainText(`-H 'If-None-Match: ${etag}'`);
+  // Unticked, the field keeps the tag to edit; emptied, the list comes again.
+  await page.getByLabel("Send the ETag of the last answer").uncheck();
+  await expect(page.getByLabel(/^If-None-Match/)).toHaveValue(etag);
+  await page.getByLabel(/^If-None-Match/).fill("");
+  await page.getByRole("button", { name: /^Send GET/ }).click();
+  await expect(page.getByTestId("try-it-status")).toHaveText(/^200/);
+  expect(
+    JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}").data.length,
+  ).toBeGreaterThan(0);
+  expect(problems).toEqual([]);
 });
 
 test("the changelog shows the 2026-06-07 entry and the roadmap, and links both feeds from its head", async ({

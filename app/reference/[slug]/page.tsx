@@ -162,6 +162,7 @@ export default async function EndpointPage({ params }: Props) {
           scope={e.scope}
           baseUrl={baseUrl}
           demoKey={demoKey}
+          conditional={e.headerParams.some((h) => h.name === "If-None-Match")}
           params={e.params.map((p) => ({
             name: p.name,
             type: p.type,
