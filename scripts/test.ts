@@ -1,6 +1,6 @@
 // `npm test`: every check and suite, with a real Postgres and Redis (started here on loopback when not given).
-// Installs what the chosen steps need from the system (Postgres, Redis, Chromium) when it may (root and apt-get),
-// else prints the command and stops.
+// Installs what the chosen steps need from the system (Postgres, Redis, python3, Chromium) when it may (root and
+// apt-get), else prints the command and stops.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";

@@ -11,7 +11,7 @@ export type TestStep = (typeof TEST_STEPS)[number];
 export type Env = Readonly<Record<string, string | undefined>>;
 
 // A program from the system (not from npm) that some step needs.
-export type SystemPart = "postgres" | "redis" | "chromium";
+export type SystemPart = "postgres" | "redis" | "python3" | "chromium";
 
 // Debian's Chromium, where Playwright looks for it unless CHROMIUM_PATH says otherwise (playwright.config.ts).
 export const DEBIAN_CHROMIUM = "/usr/bin/chromium";
@@ -20,6 +20,7 @@ export const DEBIAN_CHROMIUM = "/usr/bin/chromium";
 export const PARTS: Record<SystemPart, { label: string; aptPackage: string }> = {
   postgres: { label: "Postgres (initdb under /usr/lib/postgresql/*/bin)", aptPackage: "postgresql" },
   redis: { label: "redis-server", aptPackage: "redis-server" },
+  python3: { label: "python3", aptPackage: "python3" },
   chromium: { label: "Chromium", aptPackage: "chromium" },
 };
 
@@ -47,12 +48,15 @@ export function localProbe(): SystemProbe {
 
 // The parts the chosen steps need. `unit`: redis-server always (tests/rate-limit/outage.test.ts starts and kills a
 // server of its own), Postgres unless TEST_DATABASE_URL and TEST_REDIS_URL are both given (scripts/services.sh starts
-// the two together). `e2e`: Chromium (the app itself runs on embedded PGlite there). format, lint, typecheck: nothing.
+// the two together), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
+// reference-write-preview). `e2e`: Chromium (the app itself runs on embedded PGlite there). format, lint,
+// typecheck: nothing.
 export function neededParts(steps: readonly TestStep[], env: Env): SystemPart[] {
   const need = new Set<SystemPart>();
   if (steps.includes("unit")) {
     if (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL) need.add("postgres");
     need.add("redis");
+    need.add("python3");
   }
   if (steps.includes("e2e")) need.add("chromium");
   return [...need];
@@ -86,6 +90,8 @@ export function findPart(part: SystemPart, env: Env, probe: SystemProbe): string
     }
     case "redis":
       return onPath("redis-server", env, probe);
+    case "python3":
+      return onPath("python3", env, probe);
     case "chromium": {
       const file = chromiumPath(env);
       return probe.exists(file) ? file : undefined;

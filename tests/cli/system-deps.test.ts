@@ -1,4 +1,4 @@
-// What `npm test` does about Postgres, Redis and Chromium before its steps: nothing, install (root with apt-get),
+// What `npm test` does about Postgres, Redis, python3 and Chromium before its steps: nothing, install (root with apt-get),
 // or stop with the command to run; decided from an injected picture of the machine.
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +14,7 @@ import {
 
 const INITDB = "/usr/lib/postgresql/15/bin/initdb";
 const REDIS = "/usr/bin/redis-server";
+const PYTHON = "/usr/bin/python3";
 const CHROMIUM = "/usr/bin/chromium";
 const APT = "/usr/bin/apt-get";
 const PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -33,7 +34,7 @@ function machine(files: string[], isRoot: boolean): SystemProbe {
 }
 
 const fresh = (isRoot: boolean, apt = true) => machine(apt ? [APT] : [], isRoot);
-const complete = (isRoot: boolean) => machine([APT, INITDB, REDIS, CHROMIUM], isRoot);
+const complete = (isRoot: boolean) => machine([APT, INITDB, REDIS, PYTHON, CHROMIUM], isRoot);
 const env = (extra: Record<string, string> = {}): Env => ({ PATH, ...extra });
 const INSTALL_FLAGS = ["apt-get", "install", "-y", "--no-install-recommends"];
 
@@ -43,28 +44,30 @@ describe("the parts each step needs", () => {
     [["lint"], {}, []],
     [["typecheck"], {}, []],
     [["format", "lint", "typecheck"], {}, []],
-    [["unit"], {}, ["postgres", "redis"]],
+    [["unit"], {}, ["postgres", "redis", "python3"]],
     // Only one server given: scripts/services.sh starts both, so Postgres is still needed.
-    [["unit"], { TEST_DATABASE_URL: "postgres://db/x" }, ["postgres", "redis"]],
-    [["unit"], { TEST_REDIS_URL: "redis://r" }, ["postgres", "redis"]],
-    // Both given: no Postgres; redis-server still, for the outage suite's own server.
-    [["unit"], { TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" }, ["redis"]],
+    [["unit"], { TEST_DATABASE_URL: "postgres://db/x" }, ["postgres", "redis", "python3"]],
+    [["unit"], { TEST_REDIS_URL: "redis://r" }, ["postgres", "redis", "python3"]],
+    // Both given: no Postgres; redis-server still, for the outage suite's own server; python3 for the guides.
+    [["unit"], { TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" }, ["redis", "python3"]],
     [["e2e"], {}, ["chromium"]],
     [["lint", "e2e"], {}, ["chromium"]],
-    [ALL, {}, ["postgres", "redis", "chromium"]],
+    [ALL, {}, ["postgres", "redis", "python3", "chromium"]],
   ])("%j with %j needs %j", (steps, extra, parts) => {
     expect(neededParts(steps, env(extra))).toEqual(parts);
   });
 });
 
 describe("finding the parts", () => {
-  it("finds the newest Postgres under /usr/lib/postgresql, redis-server on the PATH, Chromium at its path", () => {
+  it("finds the newest Postgres under /usr/lib/postgresql, redis-server and python3 on the PATH, Chromium at its path", () => {
     const probe = machine(
-      ["/usr/lib/postgresql/13/bin/initdb", INITDB, "/opt/r/redis-server", CHROMIUM],
+      ["/usr/lib/postgresql/13/bin/initdb", INITDB, "/opt/r/redis-server", "/opt/r/python3", CHROMIUM],
       false,
     );
     expect(findPart("postgres", env(), probe)).toBe(INITDB);
     expect(findPart("redis", env({ PATH: "/nowhere:/opt/r" }), probe)).toBe("/opt/r/redis-server");
+    expect(findPart("python3", env({ PATH: "/nowhere:/opt/r" }), probe)).toBe("/opt/r/python3");
+    expect(findPart("python3", env(), probe)).toBeUndefined();
     expect(findPart("chromium", env(), probe)).toBe(CHROMIUM);
   });
 
@@ -104,17 +107,17 @@ describe("the plan", () => {
   it("root with apt-get: apt-get update once, then one non-interactive install of the missing packages", () => {
     expect(planSystemDeps(ALL, env(), fresh(true))).toEqual({
       action: "install",
-      missing: ["postgres", "redis", "chromium"],
-      packages: ["postgresql", "redis-server", "chromium"],
+      missing: ["postgres", "redis", "python3", "chromium"],
+      packages: ["postgresql", "redis-server", "python3", "chromium"],
       commands: [
         ["apt-get", "update"],
-        [...INSTALL_FLAGS, "postgresql", "redis-server", "chromium"],
+        [...INSTALL_FLAGS, "postgresql", "redis-server", "python3", "chromium"],
       ],
     });
   });
 
   it("installs only what is missing for the chosen steps", () => {
-    const noRedis = machine([APT, INITDB, CHROMIUM], true);
+    const noRedis = machine([APT, INITDB, PYTHON, CHROMIUM], true);
     expect(planSystemDeps(ALL, env(), noRedis)).toMatchObject({
       action: "install",
       commands: [
@@ -123,7 +126,7 @@ describe("the plan", () => {
       ],
     });
     expect(planSystemDeps(["e2e"], env(), noRedis)).toEqual({ action: "none" });
-    const noChromium = machine([APT, INITDB, REDIS], true);
+    const noChromium = machine([APT, INITDB, REDIS, PYTHON], true);
     expect(planSystemDeps(["unit"], env(), noChromium)).toEqual({ action: "none" });
     expect(planSystemDeps(["e2e"], env(), noChromium)).toMatchObject({
       action: "install",
@@ -138,7 +141,19 @@ describe("the plan", () => {
     const given = env({ TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" });
     expect(planSystemDeps(["unit"], given, fresh(true))).toMatchObject({
       action: "install",
-      packages: ["redis-server"],
+      packages: ["redis-server", "python3"],
+    });
+  });
+
+  it("unit installs python3 alone when it is the only part missing", () => {
+    expect(planSystemDeps(["unit"], env(), machine([APT, INITDB, REDIS, CHROMIUM], true))).toEqual({
+      action: "install",
+      missing: ["python3"],
+      packages: ["python3"],
+      commands: [
+        ["apt-get", "update"],
+        [...INSTALL_FLAGS, "python3"],
+      ],
     });
   });
 
@@ -146,15 +161,15 @@ describe("the plan", () => {
     const plan = planSystemDeps(["unit"], env(), fresh(false));
     expect(plan.action).toBe("stop");
     if (plan.action !== "stop") return;
-    expect(plan.missing).toEqual(["postgres", "redis"]);
+    expect(plan.missing).toEqual(["postgres", "redis", "python3"]);
     const line =
-      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server";
+      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server python3";
     expect(plan.message).toContain(`\n  ${line}\n`);
     expect(plan.message).toContain("TEST_DATABASE_URL=");
   });
 
   it("not root, only Chromium missing: the command names chromium alone and no server hint", () => {
-    const plan = planSystemDeps(["e2e"], env(), machine([APT, INITDB, REDIS], false));
+    const plan = planSystemDeps(["e2e"], env(), machine([APT, INITDB, REDIS, PYTHON], false));
     expect(plan).toMatchObject({ action: "stop", missing: ["chromium"] });
     if (plan.action !== "stop") return;
     expect(plan.message).toContain(aptCommandLine(["chromium"], true));
@@ -164,10 +179,10 @@ describe("the plan", () => {
   it("no apt-get, root or not: stops naming the Debian packages, without an apt command", () => {
     for (const isRoot of [true, false]) {
       const plan = planSystemDeps(["e2e", "unit"], env(), fresh(isRoot, false));
-      expect(plan).toMatchObject({ action: "stop", missing: ["postgres", "redis", "chromium"] });
+      expect(plan).toMatchObject({ action: "stop", missing: ["postgres", "redis", "python3", "chromium"] });
       if (plan.action !== "stop") return;
       expect(plan.message).toContain("apt-get is not available");
-      expect(plan.message).toContain("postgresql redis-server chromium");
+      expect(plan.message).toContain("postgresql redis-server python3 chromium");
       expect(plan.message).not.toContain("apt-get install");
     }
   });
