@@ -26,6 +26,8 @@ export async function openLoop(opts: {
   url: string;
   /** Authorization header values, used in rotation. */
   authorizations: string[];
+  /** Other request headers (If-None-Match of a conditional scenario). */
+  headers?: Record<string, string>;
   rate: number;
   durationSeconds: number;
   maxSockets?: number;
@@ -50,7 +52,7 @@ export async function openLoop(opts: {
           host: url.hostname,
           port: url.port,
           path: url.pathname + url.search,
-          headers: { authorization: opts.authorizations[i % opts.authorizations.length]! },
+          headers: { ...opts.headers, authorization: opts.authorizations[i % opts.authorizations.length]! },
           timeout: opts.timeoutMs ?? 10_000,
         },
         (res) => {

@@ -8,7 +8,9 @@
 // latency point, page 1 only), BENCH_CONNECTIONS (32),
 // BENCH_POOL_SIZE (DB_POOL_SIZE of the servers, 10), BENCH_PRODUCTS (1000000), BENCH_OTHER_PRODUCTS (100000),
 // BENCH_ROUNDS (3: saturation rounds per scenario, each paired with one of the ceiling), BENCH_SKIP_BUILD=1
-// (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix).
+// (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix),
+// BENCH_PAGE_CACHE=off (the servers without their page cache), BENCH_RECENT (2000: products given an updatedAt in
+// the last hour for the updatedSince scenario).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -60,6 +62,8 @@ const BENCH_PRODUCTS = Number(env.BENCH_PRODUCTS ?? 1_000_000);
 const OTHER_PRODUCTS = Number(env.BENCH_OTHER_PRODUCTS ?? 100_000);
 // app: `npm start`'s server (scripts/serve.mjs) with its fast path; appNext: the same with PCA_FAST_PATH=off, the API
 // through Next.js as before issue 16.
+// Products of the bench organization given an updatedAt in the last hour before the run (issue 15's scenario).
+const RECENT = Number(env.BENCH_RECENT ?? 2_000);
 const PORTS = { app: 3410, ceiling: 3411, floor: 3412, appNext: 3413 };
 const ORGS = [
   { slug: "bench", name: "Bench", products: BENCH_PRODUCTS, flavour: "home" as const },
@@ -163,10 +167,30 @@ interface Scenario {
   status?: number;
   /** Page-1 scenario, judged against the ceiling. */
   pageOne: boolean;
+  /** Conditional polls (issue 15): the page's current ETag is read first and sent as If-None-Match (a 304). */
+  conditional?: boolean;
+  /** Extra request headers (filled for conditional scenarios). */
+  headers?: Record<string, string>;
+}
+
+// Page-cache answers seen during a measured run (the API's Server-Timing header: page-cache;desc=hit|miss).
+const pageCache = { hit: 0, miss: 0 };
+function countPageCache(headers: Record<string, string | undefined>): void {
+  const t = headers["server-timing"];
+  if (t?.includes("page-cache;desc=hit")) pageCache.hit++;
+  else if (t?.includes("page-cache;desc=miss")) pageCache.miss++;
 }
 
 async function scenarios(db: Database, orgId: string, keys: string[]): Promise<Scenario[]> {
   const one = async <R>(sql: string): Promise<R> => (await db.query<R>(sql, [orgId]))[0]!;
+  // Products changed in the last hour: BENCH_RECENT of them are given an updatedAt within it (a change like any
+  // other: the catalog version moves, and the caches start cold).
+  const recentSince = new Date(Date.now() - 3_600_000).toISOString();
+  await db.query(
+    `update products set updated_at = now() - random() * interval '50 minutes'
+      where org_id = $1 and id in (select id from products where org_id = $1 order by id limit $2)`,
+    [orgId, RECENT],
+  );
   const fc = await one<{ family_id: string; category_id: string }>(
     `select family_id, category_id from products where org_id = $1 and family_id = (select family_id from products where org_id = $1 limit 1)
       group by 1, 2 order by count(*) desc limit 1`,
@@ -209,6 +233,14 @@ async function scenarios(db: Database, orgId: string, keys: string[]): Promise<S
     { name: "media-orphans", path: "/public/v1/media?orphansOnly=true", pageOne: true },
     { name: "invalid-key", path: "/public/v1/products", keys: [invalid], status: 401, pageOne: false },
     { name: "keys-500-rotation", path: "/public/v1/products", keys: keys.slice(1), pageOne: true },
+    // Issue 15: a polled first page answered 304 (its ETag sent), and the products changed in the last hour
+    // (BENCH_RECENT rows were touched before the run; the plan is in the -plans file).
+    { name: "products-304", path: "/public/v1/products", conditional: true, status: 304, pageOne: true },
+    {
+      name: "products-updated-since-1h",
+      path: `/public/v1/products?updatedSince=${encodeURIComponent(recentSince)}`,
+      pageOne: true,
+    },
   ];
   const only = env.BENCH_ONLY?.split(",").filter(Boolean);
   return only ? all.filter((s) => only.includes(s.name)) : all;
@@ -298,11 +330,19 @@ interface Measure {
   lagMs?: number;
   /** Open-loop runs: requests sent again after the server closed their kept-alive socket (see bench/open-loop.ts). */
   resent?: number;
+  /** Saturation runs: the share of 200 answers the page cache served (issue 15). */
+  pageCacheHits?: number;
 }
 
-function requestsFor(s: Scenario): { path: string; headers: Record<string, string> }[] | undefined {
-  if (!s.keys) return undefined;
-  return s.keys.map((k) => ({ method: "GET", path: s.path, headers: { authorization: `Bearer ${k}` } }));
+// The requests of a run: one per key in rotation, each counting the page cache's answers.
+function requestsFor(s: Scenario, mainKey: string) {
+  return (s.keys ?? [mainKey]).map((k) => ({
+    method: "GET",
+    path: s.path,
+    headers: { authorization: `Bearer ${k}`, ...s.headers },
+    onResponse: (_status: number, _body: unknown, _ctx: unknown, headers: Record<string, string>) =>
+      countPageCache(headers),
+  }));
 }
 
 async function cannon(
@@ -313,8 +353,8 @@ async function cannon(
 ): Promise<AutocannonResult> {
   return autocannon({
     url: `${base}${s.path}`,
-    headers: { authorization: `Bearer ${mainKey}` },
-    requests: requestsFor(s),
+    headers: { authorization: `Bearer ${mainKey}`, ...s.headers },
+    requests: requestsFor(s, mainKey),
     ...opts,
   });
 }
@@ -355,12 +395,15 @@ async function saturate(base: string, s: Scenario, mainKey: string, pid: number)
   await cannon(base, s, mainKey, { connections: CONNECTIONS, duration: WARMUP });
   let rss = 0;
   const sampler = setInterval(() => (rss = Math.max(rss, treeRssMb(pid))), 500);
+  pageCache.hit = pageCache.miss = 0;
   const sat = summarize(
     await cannon(base, s, mainKey, { connections: CONNECTIONS, duration: DURATION }),
     s.status ?? 200,
   );
   clearInterval(sampler);
   sat.rssMb = Math.max(rss, treeRssMb(pid));
+  const answered = pageCache.hit + pageCache.miss;
+  if (answered > 0) sat.pageCacheHits = pageCache.hit / answered;
   return sat;
 }
 
@@ -371,6 +414,7 @@ async function fixedLoad(base: string, s: Scenario, mainKey: string, rate = RATE
   const r = await openLoopProcess({
     url: `${base}${s.path}`,
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
+    headers: s.headers,
     rate,
     durationSeconds: FIXED_DURATION,
   });
@@ -412,6 +456,9 @@ function mergeRounds(rounds: Measure[]): Measure {
     p99: median(rounds.map((r) => r.p99)),
     max: Math.max(...rounds.map((r) => r.max)),
     non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+    pageCacheHits: rounds.some((r) => r.pageCacheHits !== undefined)
+      ? median(rounds.map((r) => r.pageCacheHits ?? 0))
+      : undefined,
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     unexpected: rounds.reduce((n, r) => n + r.unexpected, 0),
     rssMb: Math.max(...rounds.map((r) => r.rssMb ?? 0)),
@@ -435,8 +482,8 @@ function table(results: ResultFile): string {
     "Two paths of the same production server (`npm start`: scripts/serve.mjs): **fast**, /public/v1 answered by the route handlers directly (issue 16); **Next**, the same build with `PCA_FAST_PATH=off`, the API through Next.js' routing as before. " +
       "req/s: median of the rounds; × ceiling: median of each round's ratio to the ceiling's round just before it (in parentheses: the median of those ceiling rounds, req/s); fast ÷ Next: the ratio of the two medians.",
     "",
-    "| scenario | fast req/s | × ceiling | Next req/s | × ceiling | fast ÷ Next | floor req/s | fast % of floor | p50 ms @200 fast | p99 ms @200 fast | p99 ms @200 Next | max ms @200 fast | floor p99 @200 | RSS MB fast | unexpected status |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| scenario | fast req/s | × ceiling | Next req/s | × ceiling | fast ÷ Next | floor req/s | fast % of floor | p50 ms @200 fast | p99 ms @200 fast | p99 ms @200 Next | max ms @200 fast | floor p99 @200 | RSS MB fast | page-cache hits fast | unexpected status |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const r of results.scenarios) {
     const n = r.next;
@@ -444,6 +491,7 @@ function table(results: ResultFile): string {
       `| ${r.name} | ${r.app.sat.rps} | ${shareCell(r.rounds, r.app.sat.rps)} | ${n ? n.sat.rps : "–"} | ${n ? shareCell(n.rounds, n.sat.rps) : "–"} | ` +
         `${n ? times(r.app.sat.rps / Math.max(1, n.sat.rps)) : "–"} | ${r.floor.sat.rps} | ${pct(r.app.sat.rps, r.floor.sat.rps)} | ` +
         `${r.app.fixed.p50} | ${r.app.fixed.p99} | ${n ? n.fixed.p99 : "–"} | ${r.app.fixed.max} | ${r.floor.fixed.p99} | ${r.app.sat.rssMb} | ` +
+        `${r.app.sat.pageCacheHits === undefined ? "–" : pct(r.app.sat.pageCacheHits, 1)} | ` +
         `${r.app.sat.unexpected + r.app.fixed.unexpected + (n ? n.sat.unexpected + n.fixed.unexpected : 0)} |`,
     );
   }
@@ -544,6 +592,9 @@ async function main(): Promise<void> {
     DB_POOL_SIZE: String(POOL),
     RATE_LIMIT_ENABLED: "false",
     DEMO_SEED: "never",
+    // BENCH_PAGE_CACHE=off: every list answer read from the database (the scenarios repeat one URL, so with the
+    // cache on a page is read once per catalog version and the rest are hits: see the hits column).
+    ...(env.BENCH_PAGE_CACHE === "off" ? { PAGE_CACHE_MAX_ENTRIES: "0" } : {}),
   };
   // The production server twice: with its fast path, and with the API through Next.js (PCA_FAST_PATH=off).
   const serve = (name: string, port: number, extra: Record<string, string>) =>
@@ -670,6 +721,11 @@ async function main(): Promise<void> {
   };
   const unexpected = (m: { sat: Measure; fixed: Measure }) => m.sat.unexpected + m.fixed.unexpected;
   for (const s of list) {
+    if (s.conditional) {
+      // The page's tag now (both paths share it: one database, one catalog version), sent on every request.
+      const res = await fetch(`http://127.0.0.1:${PORTS.app}${s.path}`, { headers: auth });
+      s.headers = { "if-none-match": res.headers.get("etag") ?? "" };
+    }
     const fastRounds = await rounds(PORTS.app, app.pid!, s);
     const a = {
       sat: fastRounds.merged,
