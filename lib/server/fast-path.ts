@@ -187,7 +187,16 @@ export async function writeResponse(
     return;
   }
   const reader = body.getReader();
-  let started = false;
+  // The same writes as Next.js (headers flushed with the first chunk, each chunk, the end), sent in one system
+  // call when the body is ready at once (the API's JSON): the socket stays corked until the next read settles or
+  // the next tick, whichever comes first, so a body that streams slowly still goes out chunk by chunk. The bytes
+  // are Next.js'; written as three calls, they were a third of the fast path's CPU (measured with --cpu-prof).
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -196,21 +205,29 @@ export async function writeResponse(
         await reader.cancel().catch(noop);
         return;
       }
-      if (!started) {
-        started = true;
+      if (!res.headersSent) {
+        res.cork();
+        corked = true;
+        process.nextTick(uncork);
         res.flushHeaders();
       }
       const ok = res.write(value);
       // The compression middleware's flush: a chunk goes out as soon as it is written, as under Next.js.
       (res as ServerResponse & { flush?: () => void }).flush?.();
-      if (!ok) await drained(res);
+      if (!ok) {
+        uncork();
+        await drained(res);
+      }
     }
   } catch (err) {
     // The body failed half-way: the client sees a cut answer, as under Next.js.
+    uncork();
     console.error("[fast-path] response body failed:", err);
     res.destroy();
     return;
   }
+  // end() flushes a corked socket itself.
+  corked = false;
   if (!res.destroyed) res.end();
 }
 
