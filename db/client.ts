@@ -58,7 +58,7 @@ export interface PoolOptions {
   /**
    * Longest a statement may run (default, and 0: no bound). node-postgres: the server cancels it (statement_timeout)
    * and, for a server that cannot answer at all (frozen, partitioned), the client gives up on the connection
-   * shortly after (query_timeout), which the pool then destroys.
+   * shortly after (StatementWatchdog; @vercel/postgres: query_timeout), which the pool then destroys.
    */
   statementTimeoutMs?: number;
 }
@@ -118,13 +118,81 @@ export async function openPglite(dataDir: string): Promise<Database> {
   };
 }
 
+type QueryConfig = { name?: string; text: string; values?: unknown[]; query_timeout?: number };
+type QueryResult = { rows: unknown[] };
+
+// A pooled connection: node-postgres' Client (the callback form is the one the watchdog uses).
+export interface PooledClient {
+  query(text: string | QueryConfig, params?: unknown[]): Promise<QueryResult>;
+  query(config: QueryConfig, callback: (err: Error | undefined, res: QueryResult) => void): void;
+  release(err?: boolean | Error): void;
+}
+
 interface PoolLike {
-  query(
-    text: string | { name?: string; text: string; values?: unknown[]; query_timeout?: number },
-    params?: unknown[],
-  ): Promise<{ rows: unknown[] }>;
-  connect(): Promise<{ query: PoolLike["query"]; release(err?: boolean | Error): void }>;
+  query(text: string | QueryConfig, params?: unknown[]): Promise<QueryResult>;
+  connect(): Promise<PooledClient>;
   end(): Promise<void>;
+}
+
+// How often the watchdog looks at the statements in flight: a statement fails at most this long after its bound.
+export const WATCHDOG_PERIOD_MS = 100;
+
+// The client-side bound of every statement of a pool, kept by one timer per pool. node-postgres' query_timeout arms
+// and clears a timer on every statement (measured: about 10 % of the CPU of a request on the bench's floor, which
+// runs one statement per request); here each statement is one entry of a set, and a timer every
+// WATCHDOG_PERIOD_MS fails those past their bound with node-postgres' own error ("Query read timeout", which the
+// API maps to a 503), their late answers ignored. As with query_timeout, the caller then releases the connection
+// with that error, so that the pool drops it rather than reuse a connection whose server does not answer.
+export class StatementWatchdog {
+  private readonly running = new Set<{ deadline: number; expire: () => void }>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  constructor(
+    private readonly periodMs = WATCHDOG_PERIOD_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Runs one statement on a client; past `boundMs` (0: no bound) it fails with "Query read timeout". */
+  query(client: PooledClient, config: QueryConfig, boundMs: number): Promise<QueryResult> {
+    if (boundMs <= 0) return client.query(config);
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const watch = {
+        deadline: this.clock() + boundMs,
+        expire: () => {
+          if (settled) return;
+          settled = true;
+          reject(new Error("Query read timeout"));
+        },
+      };
+      this.running.add(watch);
+      this.timer ??= setInterval(() => this.check(), this.periodMs).unref();
+      client.query(config, (err, res) => {
+        this.running.delete(watch);
+        if (settled) return;
+        settled = true;
+        if (err) reject(err);
+        else resolve(res);
+      });
+    });
+  }
+
+  /** Fails the statements past their bound (the timer's work; tests call it with a time of their own). */
+  check(now = this.clock()): void {
+    for (const w of this.running) {
+      if (w.deadline > now) continue;
+      this.running.delete(w);
+      w.expire();
+    }
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
 }
 
 // Names of prepared statements, one per distinct statement text (bounded, since every pooled connection keeps a
@@ -144,36 +212,61 @@ export class StatementNames {
   }
 }
 
-function poolDatabase(driver: Database["driver"], pool: PoolLike, statements?: StatementNames): Database {
+// The statements of a pool: through the pool (its own client bound, if any: @vercel/postgres), or on a connection
+// of its own under the watchdog's bound (node-postgres).
+function poolDatabase(
+  driver: Database["driver"],
+  pool: PoolLike,
+  statements?: StatementNames,
+  watched?: { watchdog: StatementWatchdog; boundMs: number },
+): Database {
+  // One statement on a pooled connection, as pool.query runs it (a connection whose statement failed is dropped).
+  const run = async (config: QueryConfig): Promise<QueryResult> => {
+    if (!watched) return pool.query(config.text, config.values);
+    const client = await pool.connect();
+    try {
+      const res = await watched.watchdog.query(client, config, watched.boundMs);
+      client.release();
+      return res;
+    } catch (err) {
+      client.release(err instanceof Error ? err : true);
+      throw err;
+    }
+  };
+  const named = (config: QueryConfig): Promise<QueryResult> =>
+    watched || !config.name ? run(config) : pool.query(config);
+  // One statement of a transaction on its connection.
+  const on = (client: PooledClient, text: string, values?: unknown[]) =>
+    watched ? watched.watchdog.query(client, { text, values }, watched.boundMs) : client.query(text, values);
   return {
     driver,
     query: async <R>(text: string, params?: readonly unknown[]) => {
       // Statements without parameters keep the simple protocol (which also runs several statements at once).
       const name = params?.length ? statements?.nameOf(text) : undefined;
       const values = params as unknown[] | undefined;
-      return (await (name ? pool.query({ name, text, values }) : pool.query(text, values))).rows as R[];
+      return (await named(name ? { name, text, values } : { text, values })).rows as R[];
     },
     exec: async (sql) => {
-      await pool.query(sql);
+      await run({ text: sql });
     },
     transaction: async (fn) => {
       const client = await pool.connect();
       try {
-        await client.query("BEGIN");
+        await on(client, "BEGIN");
         const result = await fn({
           query: async <R>(text: string, params?: readonly unknown[]) =>
-            (await client.query(text, params as unknown[] | undefined)).rows as R[],
+            (await on(client, text, params as unknown[] | undefined)).rows as R[],
           exec: async (sql) => {
-            await client.query(sql);
+            await on(client, sql);
           },
         });
-        await client.query("COMMIT");
+        await on(client, "COMMIT");
         client.release();
         return result;
       } catch (err) {
         // A connection whose statement timed out on the client is destroyed below (the server then rolls back):
         // a ROLLBACK on it would only wait for the same unresponsive server.
-        if (!isClientTimeout(err)) await client.query("ROLLBACK").catch(() => undefined);
+        if (!isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
         client.release(err instanceof Error ? err : true);
         throw err;
       }
@@ -184,28 +277,31 @@ function poolDatabase(driver: Database["driver"], pool: PoolLike, statements?: S
       query: async <R>(text: string, params?: readonly unknown[]) => {
         const client = await pool.connect();
         try {
-          await client.query("BEGIN");
-          await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
-          const { rows } = await client.query({
-            text,
-            values: params as unknown[] | undefined,
-            query_timeout: timeoutMs + CLIENT_TIMEOUT_GRACE_MS,
-          });
-          await client.query("COMMIT");
+          await on(client, "BEGIN");
+          await on(client, `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
+          const config = { text, values: params as unknown[] | undefined };
+          const bound = timeoutMs + CLIENT_TIMEOUT_GRACE_MS;
+          const { rows } = watched
+            ? await watched.watchdog.query(client, config, bound)
+            : await client.query({ ...config, query_timeout: bound });
+          await on(client, "COMMIT");
           client.release();
           return rows as R[];
         } catch (err) {
-          if (!isClientTimeout(err)) await client.query("ROLLBACK").catch(() => undefined);
+          if (!isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
           client.release(err instanceof Error ? err : true);
           throw err;
         }
       },
     }),
-    close: () => pool.end(),
+    close: async () => {
+      watched?.watchdog.close();
+      await pool.end();
+    },
   };
 }
 
-// node-postgres' error when a statement got no answer within query_timeout.
+// node-postgres' error when a statement got no answer within query_timeout (the watchdog's too).
 function isClientTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === "Query read timeout";
 }
@@ -236,12 +332,9 @@ export async function openPg(connectionString: string, opts: number | PoolOption
     idleTimeoutMillis: 30_000,
     // The wait for a free connection and the opening of a new one.
     connectionTimeoutMillis: connectTimeoutMs,
-    ...(statementTimeoutMs > 0
-      ? {
-          statement_timeout: statementTimeoutMs,
-          query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_GRACE_MS,
-        }
-      : {}),
+    // The server cancels a statement past its bound; the client's own bound (StatementWatchdog, for a server that
+    // cannot answer at all) comes CLIENT_TIMEOUT_GRACE_MS later.
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     // Unless the URL says otherwise: the catalog's indexes are read from memory or SSD, so a random page costs
     // about as much as a sequential one (the usual 1.1, not the default 4, which assumes spinning disks). With 4,
     // the label of each row's family was read by scanning the whole families table rather than its primary key
@@ -249,7 +342,11 @@ export async function openPg(connectionString: string, opts: number | PoolOption
     ...(/[?&]options=/.test(connectionString) ? {} : { options: "-c random_page_cost=1.1" }),
   });
   pool.on("error", (err) => console.error("[db] idle client error:", err.message));
-  return poolDatabase("pg", pool as unknown as PoolLike, new StatementNames());
+  const watched =
+    statementTimeoutMs > 0
+      ? { watchdog: new StatementWatchdog(), boundMs: statementTimeoutMs + CLIENT_TIMEOUT_GRACE_MS }
+      : undefined;
+  return poolDatabase("pg", pool as unknown as PoolLike, new StatementNames(), watched);
 }
 
 // Local stand-ins for Neon's endpoints (tests): a plain ws:// relay ("host:port/path") and a plain http:// /sql endpoint.
