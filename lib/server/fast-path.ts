@@ -108,13 +108,33 @@ export function toRequest(
     else for (const v of value) headers.append(name, v);
   }
   const method = req.method ?? "GET";
-  const withBody = method !== "GET" && method !== "HEAD";
-  const init: RequestInit & { duplex?: "half" } = { method, headers, signal: closedSignal(res) };
-  if (withBody && !init.signal!.aborted) {
+  if (method === "GET" || method === "HEAD")
+    return new HandlerRequest(nextUrl(target), { method, headers }, res);
+  // A body: the node request, streamed; its signal is needed at once (undici ties the body's stream to it).
+  const signal = closedSignal(res);
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
+  if (!signal.aborted) {
     init.body = req as unknown as ReadableStream;
     init.duplex = "half";
   }
   return new Request(nextUrl(target), init);
+}
+
+// A Request whose `signal` (aborted when the client goes away, as Next.js' is) is made when a handler first reads
+// it. Handing undici a signal at construction costs an AbortController, a WeakRef and a FinalizationRegistry
+// entry per request, which survive young-generation collections: under load they were promoted by the megabyte
+// and set off the old-space collections behind the tail latency (bench/results/2026-11-23-gc-fast-path.md).
+// The API's handlers never read it; a handler that does gets the same signal as before.
+class HandlerRequest extends Request {
+  #res: ServerResponse;
+  #signal: AbortSignal | undefined;
+  constructor(url: string, init: RequestInit, res: ServerResponse) {
+    super(url, init);
+    this.#res = res;
+  }
+  override get signal(): AbortSignal {
+    return (this.#signal ??= closedSignal(this.#res));
+  }
 }
 
 // The URL string Next.js hands a route handler: the query parsed into an object and serialised again.
@@ -143,6 +163,8 @@ export function nextUrl(target: URL): string {
 
 // An AbortSignal aborted when the client goes away before the answer is written.
 function closedSignal(res: ServerResponse): AbortSignal {
+  // Read after the answer went out in full (a handler keeping its request): never aborted, as under Next.js.
+  if (res.writableFinished) return new AbortController().signal;
   if (res.errored || res.destroyed) return AbortSignal.abort(res.errored ?? new Error("Response aborted"));
   const controller = new AbortController();
   res.once("close", () => {

@@ -188,13 +188,31 @@ describe("on a node:http server", () => {
       { headers: { "content-type": "application/octet-stream" } },
     );
 
+  // The request's signal, aborted when the client goes away: read at once, or only after the client left.
+  const signalSeen: { early?: boolean; late?: boolean } = {};
+  const item: RouteHandler = async (request, context) => {
+    const { id } = (await context.params) as { id: string };
+    if (id === "early") {
+      const signal = request.signal;
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      signalSeen.early = signal.aborted;
+      return new Response("gone");
+    }
+    if (id === "late") {
+      await new Promise((r) => setTimeout(r, 300));
+      signalSeen.late = request.signal.aborted;
+      return new Response("gone");
+    }
+    return big(request, context);
+  };
+
   beforeAll(async () => {
     const table = routeTable(
       manifests(),
       "/public/v1/",
       loader({
         echo: { GET: echo, HEAD: echo, POST: echo },
-        "items/[id]": { GET: big },
+        "items/[id]": { GET: item },
         "[...path]": {
           GET: async () => {
             throw new Error("boom");
@@ -352,6 +370,22 @@ describe("on a node:http server", () => {
     await expect.poll(() => cancelled).toBe(true);
     expect((await call("GET", "/public/v1/echo")).status).toBe(200);
   });
+
+  it.each(["early", "late"] as const)(
+    "aborts the request's signal when the client goes away (signal read %s)",
+    async (when) => {
+      delete signalSeen[when];
+      const req = http.request({ host: "127.0.0.1", port, path: `/public/v1/items/${when}` });
+      req.on("error", () => undefined);
+      req.end();
+      await new Promise((r) => setTimeout(r, 100));
+      req.destroy();
+      await expect.poll(() => signalSeen[when]).toBe(true);
+      // A signal read after a complete answer is not aborted (as under Next.js): the echo test above.
+      expect((await call("GET", "/public/v1/echo")).status).toBe(200);
+      expect(seen!.request.signal.aborted).toBe(false);
+    },
+  );
 });
 
 describe("the API's handlers behind the fast path (write preview on)", () => {
