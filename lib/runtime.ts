@@ -1,11 +1,11 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
-// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors, the page
+// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors, its shared version reads, the page
 // cache of list answers, and what the portal last saw of the database. One global holds it (Next.js bundles each route apart, so a module-level
 // variable would be one per bundle); tests and servers build their own and swap it whole with setRuntime.
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import type { CatalogContext } from "@/lib/catalog/context";
-import { CountCache } from "@/lib/catalog/count-cache";
+import { CountCache, VersionReads } from "@/lib/catalog/count-cache";
 import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
@@ -58,6 +58,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
   };
   const counts = new CountCache();
   const anchors = new AnchorCache();
+  const versions = new VersionReads();
   const limiters = createRateLimiters(config);
   let catalog: CatalogContext | undefined;
   return {
@@ -75,6 +76,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
           countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
           counts,
           anchors,
+          versions,
         };
       }
       return catalog;

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import { CountCache } from "./count-cache";
+import { CountCache, VersionReads } from "./count-cache";
 import { AnchorCache } from "./page-anchors";
 
 // What every catalog read needs: the database and the process's caches of exact totals and deep-page anchors.
@@ -13,6 +13,8 @@ export interface CatalogContext {
   countWaitMs?: number;
   counts: CountCache;
   anchors: AnchorCache;
+  /** Catalog version reads, shared by the requests that ask at the same moment. */
+  versions: VersionReads;
 }
 
 // A catalog context on a database (counts on the same handle, no wait bound), with new caches unless given.
@@ -26,5 +28,6 @@ export function catalogContext(
     countWaitMs: parts.countWaitMs,
     counts: parts.counts ?? new CountCache(),
     anchors: parts.anchors ?? new AnchorCache(),
+    versions: parts.versions ?? new VersionReads(),
   };
 }

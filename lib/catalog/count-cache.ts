@@ -95,6 +95,49 @@ export async function catalogVersion(db: Queryable, orgId: string): Promise<stri
   return String(row?.version ?? "0");
 }
 
+// Catalog version reads shared by the requests of an organization that ask at the same moment. A request never
+// joins a read already sent: it may have been taken before a change the request must see (a client that changes
+// the catalog, then lists it). It joins the next read instead, sent as soon as the one in flight returns. Under
+// load one read then serves every request that arrived during a round trip; a request alone is read at once.
+export class VersionReads {
+  private readonly orgs = new Map<string, ReadState>();
+
+  /** The organization's catalog version, from a read sent after this call. */
+  read(db: Queryable, orgId: string): Promise<string> {
+    const state = this.orgs.get(orgId);
+    if (!state) return this.send(db, orgId, {});
+    if (!state.next) {
+      let resolve!: (v: Promise<string>) => void;
+      const promise = new Promise<string>((r) => (resolve = r));
+      state.next = { promise, resolve, db };
+    }
+    return state.next.promise;
+  }
+
+  /** Organizations with a read in flight. */
+  get size(): number {
+    return this.orgs.size;
+  }
+
+  private send(db: Queryable, orgId: string, state: ReadState): Promise<string> {
+    this.orgs.set(orgId, state);
+    const read = catalogVersion(db, orgId);
+    const done = () => {
+      const waiting = state.next;
+      state.next = undefined;
+      if (waiting) waiting.resolve(this.send(waiting.db, orgId, state));
+      else this.orgs.delete(orgId);
+    };
+    read.then(done, done);
+    return read;
+  }
+}
+
+// An organization's read in flight, and the requests waiting for the next one (on the first waiter's handle).
+interface ReadState {
+  next?: { promise: Promise<string>; resolve: (read: Promise<string>) => void; db: Queryable };
+}
+
 // SQL of the same version as a column of another statement on the organization in $1 (one snapshot with its rows).
 export const VERSION_COLUMN =
   "coalesce((select version::text from catalog_versions where org_id = $1), '0') as catalog_version";

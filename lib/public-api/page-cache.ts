@@ -65,11 +65,11 @@ export interface PageCacheStats {
   bytes: number;
 }
 
-// Whole list answer bodies under their tag, bounded in entries and in bytes (each body measured by its UTF-8
-// length). The oldest entries go first; a hit makes an entry the newest. A tag names one version of one organization's list, so
+// Whole list answer bodies under their tag, as the UTF-8 bytes sent (encoded once, not on every hit), bounded in
+// entries and in bytes. The oldest entries go first; a hit makes an entry the newest. A tag names one version of one organization's list, so
 // an entry is never stale: an organization's change moves its version, and its old tags are never asked again.
 export class PageCache {
-  private readonly entries = new Map<string, { body: string; bytes: number }>();
+  private readonly entries = new Map<string, Uint8Array<ArrayBuffer>>();
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -80,7 +80,7 @@ export class PageCache {
   ) {}
 
   /** The body stored under a tag, made the newest entry. Counts a hit or a miss. */
-  get(tag: string): string | undefined {
+  get(tag: string): Uint8Array<ArrayBuffer> | undefined {
     const e = this.entries.get(tag);
     if (!e) {
       this.misses++;
@@ -89,26 +89,25 @@ export class PageCache {
     this.hits++;
     this.entries.delete(tag);
     this.entries.set(tag, e);
-    return e.body;
+    return e;
   }
 
   /** Stores a body under its tag, then drops the oldest entries past either bound. A body larger than a tenth of
    * the byte bound is not stored (it would push out many others). */
-  set(tag: string, body: string): void {
+  set(tag: string, body: Uint8Array<ArrayBuffer>): void {
     if (this.maxEntries <= 0) return;
-    const bytes = Buffer.byteLength(body);
-    if (bytes > this.maxBytes / 10) return;
+    if (body.byteLength > this.maxBytes / 10) return;
     const old = this.entries.get(tag);
     if (old) {
-      this.bytes -= old.bytes;
+      this.bytes -= old.byteLength;
       this.entries.delete(tag);
     }
-    this.entries.set(tag, { body, bytes });
-    this.bytes += bytes;
+    this.entries.set(tag, body);
+    this.bytes += body.byteLength;
     for (const [k, e] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.bytes -= e.bytes;
+      this.bytes -= e.byteLength;
     }
   }
 

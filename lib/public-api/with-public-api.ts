@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
-import { catalogVersion } from "@/lib/catalog/count-cache";
 import type { QueryDef } from "@/lib/catalog/query";
 import type { Config } from "@/lib/config";
 import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
@@ -98,10 +97,11 @@ export function withPublicApi<Q>(
           body: input,
         });
       if (opts.conditional) {
-        // A list: its ETag from the catalog version (one read), then a 304, the page cache or the handler.
+        // A list: its ETag from the catalog version (one read, shared with the requests of the same moment), then a
+        // 304, the page cache or the handler.
         const tag = listTag({
           orgId: key.orgId,
-          version: await catalogVersion(catalog.db, key.orgId),
+          version: await catalog.versions.read(catalog.db, key.orgId),
           path: url.pathname,
           query,
           baseUrl: rt.config.baseUrl,
@@ -113,20 +113,20 @@ export function withPublicApi<Q>(
           headers.delete("Content-Type");
           return new Response(null, { status: 304, headers });
         }
-        let text = rt.pages.get(tag);
-        headers.set("Server-Timing", `page-cache;desc=${text === undefined ? "miss" : "hit"}`);
-        if (text === undefined) {
+        let bytes = rt.pages.get(tag);
+        headers.set("Server-Timing", `page-cache;desc=${bytes === undefined ? "miss" : "hit"}`);
+        if (bytes === undefined) {
           try {
-            text = JSON.stringify(await run());
+            bytes = Buffer.from(JSON.stringify(await run()));
           } catch (err) {
             // An error is not a version of the list: its answer carries neither the tag nor the revalidation.
             for (const h of ["ETag", "Vary", "Server-Timing"]) headers.delete(h);
             headers.set("Cache-Control", "private, no-store");
             throw err;
           }
-          rt.pages.set(tag, text);
+          rt.pages.set(tag, bytes);
         }
-        return new Response(head ? null : text, { status: 200, headers });
+        return new Response(head ? null : bytes, { status: 200, headers });
       }
       const body = await run();
       if (body instanceof ApiAnswer) {

@@ -1,0 +1,81 @@
+// Shared catalog version reads (lib/catalog/count-cache.ts, VersionReads), one function isolated on a stand-in
+// database whose statements answer when the test says, with the version of the moment they were sent (a snapshot):
+// concurrent requests share reads, and a request never gets a read sent before it asked.
+import { describe, expect, it } from "vitest";
+import type { Queryable } from "@/db/client";
+import { VersionReads } from "@/lib/catalog/count-cache";
+
+function standIn() {
+  const state = { version: 1, sent: [] as { snapshot: number; answer: () => void; fail: () => void }[] };
+  const db: Queryable = {
+    query<R>() {
+      const snapshot = state.version;
+      return new Promise<R[]>((resolve, reject) => {
+        state.sent.push({
+          snapshot,
+          answer: () => resolve([{ version: String(snapshot) }] as R[]),
+          fail: () => reject(new Error("statement timeout")),
+        });
+      });
+    },
+  };
+  return { db, state };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe("VersionReads", () => {
+  it("sends a lone request's read at once", async () => {
+    const { db, state } = standIn();
+    const reads = new VersionReads();
+    const a = reads.read(db, "org_a");
+    expect(state.sent).toHaveLength(1);
+    state.sent[0]!.answer();
+    await expect(a).resolves.toBe("1");
+    expect(reads.size).toBe(0);
+  });
+
+  it("gives the requests that arrive during a read the next read, sent after it, one for all", async () => {
+    const { db, state } = standIn();
+    const reads = new VersionReads();
+    const first = reads.read(db, "org_a");
+    // The catalog changes after the first read was sent; a client that made the change then lists it.
+    state.version = 2;
+    const later = Array.from({ length: 10 }, () => reads.read(db, "org_a"));
+    expect(state.sent).toHaveLength(1); // nobody joined the read in flight, nothing sent yet
+    state.sent[0]!.answer();
+    await expect(first).resolves.toBe("1");
+    await settle();
+    expect(state.sent).toHaveLength(2); // one read for the ten
+    expect(state.sent[1]!.snapshot).toBe(2);
+    state.sent[1]!.answer();
+    expect(await Promise.all(later)).toEqual(Array(10).fill("2"));
+    expect(reads.size).toBe(0);
+  });
+
+  it("keeps organizations apart", async () => {
+    const { db, state } = standIn();
+    const reads = new VersionReads();
+    const a = reads.read(db, "org_a");
+    const b = reads.read(db, "org_b");
+    expect(state.sent).toHaveLength(2);
+    for (const s of state.sent) s.answer();
+    await expect(Promise.all([a, b])).resolves.toEqual(["1", "1"]);
+  });
+
+  it("fails the requests of a failed read only, and reads again for the next ones", async () => {
+    const { db, state } = standIn();
+    const reads = new VersionReads();
+    const first = reads.read(db, "org_a");
+    const second = reads.read(db, "org_a");
+    state.sent[0]!.fail();
+    await expect(first).rejects.toThrow("statement timeout");
+    await settle();
+    state.sent[1]!.fail();
+    await expect(second).rejects.toThrow("statement timeout");
+    expect(reads.size).toBe(0);
+    const third = reads.read(db, "org_a");
+    state.sent[2]!.answer();
+    await expect(third).resolves.toBe("1");
+  });
+});
