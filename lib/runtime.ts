@@ -1,7 +1,8 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
-// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors, its shared version reads, the page
-// cache of list answers, and what the portal last saw of the database. One global holds it (Next.js bundles each route apart, so a module-level
-// variable would be one per bundle); tests and servers build their own and swap it whole with setRuntime.
+// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
+// shared version reads, the page cache of list answers, and what the portal last saw of the database. One global
+// holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and servers
+// build their own and swap it whole with setRuntime.
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import type { CatalogContext } from "@/lib/catalog/context";
