@@ -1,0 +1,18 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page } from "@playwright/test";
+
+// Runs axe (WCAG 2.0/2.1 A and AA rules) on the page as it is now and fails with the violations listed by rule,
+// impact and the first offending elements. `label` names the page and state in the failure message.
+export async function expectAxeClean(page: Page, label: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    .analyze();
+  const found = violations.map(
+    (v) =>
+      `${v.id} (${v.impact ?? "?"}): ${v.help} — ${v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(" "))
+        .join(" | ")}`,
+  );
+  expect(found, `axe violations on ${label}`).toEqual([]);
+}
