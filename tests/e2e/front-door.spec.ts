@@ -1,11 +1,13 @@
 // The production server (`npm start`: scripts/serve.mjs in front of Next.js), probed as an attacker would: raw
-// paths and methods that Next.js alone answers with a 500, a redirect or an HTML page.
+// paths, request targets, methods and headers that Next.js alone answers with a 500, a redirect, an HTML page
+// without its security headers, or a query it re-serialised. The request-target checks run on both paths of
+// /public/v1: the fast path (the webServer) and Next.js (a second `npm start` with PCA_FAST_PATH=off).
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { freePort } from "../support/ports";
 
 const port = Number(process.env.PCA_E2E_PORT);
@@ -180,4 +182,235 @@ test.describe("the demo key", () => {
     );
     expect(viaLocalProxy.text).toContain(key);
   });
+});
+
+// Next.js' router headers, which none of the API's answers may list in Vary (they mean nothing to the API).
+const ROUTER_VARY = /\b(rsc|next-router-[a-z-]+|next-url)\b/i;
+
+// A second `npm start` (scripts/start.ts: migrations, the demo seeded in its own data folder) with /public/v1
+// through Next.js, for the checks that must hold on both paths.
+async function startFastPathOff(): Promise<{ port: number; key: string; stop: () => Promise<void> }> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "pca-e2e-fast-path-off-"));
+  const offPort = await freePort();
+  let output = "";
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    env: {
+      ...process.env,
+      PORT: String(offPort),
+      DATA_DIR: dataDir,
+      HOSTNAME: "127.0.0.1",
+      NODE_ENV: "production",
+      PUBLIC_BASE_URL: `http://127.0.0.1:${offPort}`,
+      PCA_FAST_PATH: "off",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  for (let i = 0; i < 480; i++) {
+    if (child.exitCode !== null) throw new Error(`PCA_FAST_PATH=off server exited:\n${output}`);
+    const up = await raw("GET", "/public/v1/openapi.json", {}, offPort).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) {
+      expect(output).toContain("/public/v1 through Next.js (PCA_FAST_PATH=off)");
+      const keys = JSON.parse(readFileSync(path.join(dataDir, "demo-keys.json"), "utf8")) as {
+        keys: { org: string; key: string }[];
+      };
+      return { port: offPort, key: keys.keys.find((k) => k.org === "acme")!.key, stop };
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`PCA_FAST_PATH=off server did not start:\n${output}`);
+}
+
+for (const which of ["fast path", "PCA_FAST_PATH=off"] as const) {
+  test.describe(`the request target and the API's answers (${which})`, () => {
+    // In order, in one worker (one second server), each test on its own: a failure does not skip the others.
+    test.describe.configure({ mode: "default" });
+    let to = port;
+    let key = "";
+    let stop: (() => Promise<void>) | undefined;
+    test.beforeAll(async () => {
+      test.setTimeout(150_000);
+      if (which === "fast path") key = acmeKey();
+      else ({ port: to, key, stop } = await startFastPathOff());
+    });
+    test.afterAll(async () => {
+      await stop?.();
+    });
+    const auth = () => ({ authorization: `Bearer ${key}` });
+
+    // Issue 21, row 4.
+    test("an absolute-form request target is answered as its path, never redirected to the host it names", async () => {
+      for (const origin of ["http://evil.test", "https://evil.test:8443", "http://user@evil.test"]) {
+        const api = await raw("GET", `${origin}/public/v1/products?perPage=1`, auth(), to);
+        expect(api.status, origin).toBe(200);
+        expect(api.headers.location).toBeUndefined();
+        expect(JSON.parse(api.text).pagination.perPage).toBe(1);
+        for (const p of ["/console", "/docs", "/api/auth/session", "/public/v1/nope"]) {
+          const r = await raw("GET", `${origin}${p}`, {}, to);
+          const plain = await raw("GET", p, {}, to);
+          expect(r.status, `${origin}${p}`).toBe(plain.status);
+          expect(r.headers.location ?? "", `${origin}${p}`).not.toContain("evil.test");
+          expect(r.headers.location).toBe(plain.headers.location);
+        }
+      }
+    });
+
+    // Issue 21, row 5.
+    test("OPTIONS * is the server-wide OPTIONS answer, another method with * a 400, never a 5xx", async () => {
+      const star = await raw("OPTIONS", "*", {}, to);
+      expect(star.status).toBe(204);
+      expect(star.headers.allow).toMatch(/\bOPTIONS\b/);
+      expect(star.headers.allow).toMatch(/\bGET\b/);
+      for (const method of ["GET", "HEAD", "POST"]) {
+        const r = await raw(method, "*", {}, to);
+        expect(r.status, method).toBe(400);
+        expect(r.headers["x-content-type-options"]).toBe("nosniff");
+      }
+    });
+
+    // Issue 21, row 6.
+    test("dot segments are resolved before routing: a path that resolves under /public/ is the API's, router headers stripped", async () => {
+      const router = { rsc: "1", "next-router-prefetch": "1", "next-router-state-tree": "%5B%22%22%5D" };
+      for (const p of [
+        "/foo/../public/v1/products?perPage=1",
+        "/_next/../public/v1/products?perPage=1",
+        "/foo/%2e%2e/public/v1/products?perPage=1",
+        "/foo/%2E%2E/public/v1/products?perPage=1",
+        "/a/b/..%2f../public/v1/products?perPage=1",
+      ]) {
+        const r = await raw("GET", p, { ...auth(), ...router }, to);
+        if (p.includes("%2f")) {
+          // An encoded slash is no separator: not a dot segment, not the API; never a redirect to ?_rsc.
+          expect(r.headers.location ?? "", p).not.toContain("_rsc");
+          continue;
+        }
+        expect(r.status, p).toBe(200);
+        expect(r.headers.location, p).toBeUndefined();
+        expect(r.headers["content-type"]).toMatch(/^application\/json/);
+        expect(r.headers.vary ?? "").not.toMatch(ROUTER_VARY);
+        expect(JSON.parse(r.text).data).toHaveLength(1);
+      }
+      for (const p of ["/foo/../public/v1/nope", "/x/%2e%2e/public/v2", "/x/../public"]) {
+        const r = await raw("GET", p, router, to);
+        expectApiError(r, 404, "PUBLIC_API_NOT_FOUND");
+        expect(r.headers.location).toBeUndefined();
+      }
+      expectApiError(await raw("GET", "/foo/../public/v1/%ZZ", router, to), 400, "PUBLIC_API_INVALID_PATH");
+      expectApiError(
+        await raw("TRACE", "/x/../public/v1/products", {}, to),
+        405,
+        "PUBLIC_API_METHOD_NOT_ALLOWED",
+      );
+    });
+
+    // Issue 21, row 10.
+    test("a query parameter named like an Object.prototype member is unknown: a 400 naming it", async () => {
+      for (const q of [
+        "__proto__=1",
+        "perPage=1&__proto__=1",
+        "__proto__=1&__proto__=2",
+        "constructor=1",
+        "toString=1",
+      ]) {
+        const r = await raw("GET", `/public/v1/products?${q}`, auth(), to);
+        const body = expectApiError(r, 400, "PUBLIC_API_INVALID_QUERY");
+        expect(body.message, q).toContain(q.includes("__proto__") ? "__proto__" : q.split("=")[0]!);
+      }
+    });
+
+    // Issue 21, row 15.
+    test("the API's answers vary by Authorization and Accept-Encoding, never by Next.js' router headers", async () => {
+      for (const headers of [auth(), { ...auth(), "accept-encoding": "gzip" }]) {
+        for (const p of ["/public/v1/products?perPage=1", "/public/v1/media"]) {
+          const r = await raw("GET", p, headers, to);
+          expect(r.status, p).toBe(200);
+          expect(r.headers.vary, p).toBe("Authorization, Accept-Encoding");
+        }
+      }
+      const others = [
+        await raw("GET", "/public/v1/products", {}, to),
+        await raw("GET", "/public/v1/products?nope=1", auth(), to),
+        await raw("GET", "/public/v1/nope", auth(), to),
+        await raw("GET", "/public/v1/openapi.json", {}, to),
+        await raw(
+          "OPTIONS",
+          "/public/v1/products",
+          { origin: "https://x.test", "access-control-request-method": "GET" },
+          to,
+        ),
+      ];
+      for (const r of others) expect(r.headers.vary ?? "").not.toMatch(ROUTER_VARY);
+    });
+  });
+}
+
+// Signs the request context in as a demo user (the console's credentials sign-in, as the sign-in form posts it).
+async function signIn(request: APIRequestContext, email: string): Promise<void> {
+  const users = (
+    JSON.parse(readFileSync(path.join(process.env.PCA_E2E_DATA_DIR!, "demo-keys.json"), "utf8")) as {
+      users: { email: string; password: string }[];
+    }
+  ).users;
+  const { password } = users.find((u) => u.email === email)!;
+  const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  await request.post("/api/auth/callback/credentials", {
+    form: { csrfToken, email, password, callbackUrl: "/console" },
+    maxRedirects: 0,
+  });
+  const keys = await request.get("/console/acme/keys", { maxRedirects: 0 });
+  expect(keys.status()).toBe(200);
+}
+
+// Issue 21, row 7.
+test("every HTML answer carries CSP with frame-ancestors, X-Frame-Options and nosniff, whatever the request's headers; the feeds carry nosniff", async ({
+  request,
+}) => {
+  await signIn(request, "owner@acme.example");
+  const variants: Record<string, string>[] = [
+    {},
+    { purpose: "prefetch" },
+    { "next-router-prefetch": "1" },
+    { "sec-purpose": "prefetch" },
+    { purpose: "prefetch", "next-router-prefetch": "1" },
+  ];
+  const html = [
+    "/console/sign-in",
+    "/console/acme/keys",
+    "/reference/products",
+    "/mediakit",
+    "/favicon.ico",
+    "/_next/imagex",
+    "/_next/staticx",
+    "/changelog/rss.xmlx",
+    "/docs",
+  ];
+  for (const url of [...html, "/public/v1x", "/media/acme/nope.png"]) {
+    for (const headers of variants) {
+      const r = await request.get(url, { headers, maxRedirects: 0 });
+      const h = r.headers();
+      const label = `${url} ${JSON.stringify(headers)}`;
+      expect(h["x-content-type-options"], label).toBe("nosniff");
+      if (html.includes(url)) expect(h["content-type"], label).toMatch(/^text\/html/);
+      if (!h["content-type"]?.startsWith("text/html")) continue;
+      expect(h["content-security-policy"], label).toMatch(/frame-ancestors 'none'/);
+      expect(h["content-security-policy"], label).toMatch(/script-src 'self' 'nonce-/);
+      expect(h["x-frame-options"], label).toBe("DENY");
+    }
+  }
+  for (const feed of ["/changelog/rss.xml", "/changelog/atom.xml"]) {
+    const r = await request.get(feed);
+    expect(r.status()).toBe(200);
+    expect(r.headers()["x-content-type-options"], feed).toBe("nosniff");
+  }
 });
