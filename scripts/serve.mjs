@@ -2,7 +2,8 @@
 // address the API sees cannot be forged. Without TRUST_PROXY, X-Forwarded-For is overwritten with the socket's
 // address (Next.js alone keeps a client-sent one); with TRUST_PROXY=true the proxy in front sets it.
 // Before Next.js, the front door (lib/server/front-door.ts, compiled at build time) settles what Next.js would answer
-// outside our routes: unknown methods, malformed paths, slash variants and framework headers under /public/.
+// outside our routes: request targets that are not a path (absolute-form, `*`), unknown methods, malformed paths,
+// dot segments and slash variants, and framework headers under /public/.
 // Then the fast path (lib/server/fast-path.ts) answers /public/v1/* by calling the route handlers Next.js compiled,
 // as Next.js calls them, without its per-request routing (about 1 ms of CPU); everything else goes to Next.js.
 // PCA_FAST_PATH=off sends the API through Next.js too (the benchmark's comparison, a way out if ever needed).
@@ -38,7 +39,8 @@ if (fastPath) {
 
 // Writes a Web Response (a small body: the front door's answers) to a node response.
 async function send(res, method, response) {
-  const body = method === "HEAD" ? null : Buffer.from(await response.arrayBuffer());
+  // No body, and so no Content-Length, for HEAD and bodiless answers (a 204 must not carry one).
+  const body = method === "HEAD" || !response.body ? null : Buffer.from(await response.arrayBuffer());
   const headers = Object.fromEntries(response.headers);
   if (body) headers["content-length"] = String(body.length);
   res.writeHead(response.status, headers);

@@ -1,7 +1,9 @@
 // What the production server (scripts/serve.mjs) decides about a request before Next.js sees it. Next.js answers
 // some requests itself, outside any route of ours: a malformed percent-encoding or an unknown method (TRACE) with a
-// 500, a trailing or doubled slash with a 308 redirect, an `RSC` header with a redirect to `?_rsc=…`. Under /public/
-// and /media/ those answers break the API's contract, so they are settled here, in the API's error shape.
+// 500, a trailing or doubled slash with a 308 redirect, an `RSC` header with a redirect to `?_rsc=…`, an
+// absolute-form target (`GET http://evil.test/x`) with a 308 to the host it names, `OPTIONS *` with a 500. Under
+// /public/ and /media/ those answers break the API's contract, so they are settled here, in the API's error shape;
+// the request target is made a path first, and its dot segments resolved before the path is routed.
 import { plainError } from "@/lib/public-api/error-response";
 
 // The methods any route of the app may answer; anything else (TRACE, PROPFIND, …) is a 405 here.
@@ -35,38 +37,67 @@ export type FrontDoorDecision =
 const keepAll = () => false;
 const stripFramework = (name: string) => FRAMEWORK_HEADER.test(name);
 
-// Decides what to do with a request from its method and raw URL (path and query as sent, not decoded).
+// Decides what to do with a request from its method and raw request target (as sent, not decoded: a path and
+// query, an absolute URL or `*`).
 export function frontDoor(method: string, rawUrl: string): FrontDoorDecision {
-  const q = rawUrl.indexOf("?");
-  const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);
-  const query = q < 0 ? "" : rawUrl.slice(q);
-  const api = /^[/\\]+public(?:[/\\]|$)/.test(rawPath);
-  const media = /^[/\\]+media(?:[/\\]|$)/.test(rawPath);
+  // `*` names the server itself (RFC 9110, 9.3.7): only OPTIONS may ask about it.
+  if (rawUrl === "*")
+    return { kind: "answer", response: method === "OPTIONS" ? serverOptions() : badTarget() };
+  const target = originForm(rawUrl);
+  if (target === null) return { kind: "answer", response: badTarget() };
+  const q = target.indexOf("?");
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? "" : target.slice(q);
+  // Dot segments resolved first ("..", "%2e%2e" and backslashes, as Next.js resolves them, with a URL parser; runs
+  // of slashes collapsed first so that "//public" stays a path), then routed: "/x/../public/v1/products" is the
+  // API's, whatever prefix it was spelt under.
+  const resolved = new URL(rawPath.replace(/[/\\]+/g, "/"), "http://n").pathname;
+  const api = /^\/public(?:\/|$)/.test(resolved);
+  const media = /^\/media(?:\/|$)/.test(resolved);
 
   if (!KNOWN_METHODS.has(method)) {
     if (api) return { kind: "answer", response: plainError("PUBLIC_API_METHOD_NOT_ALLOWED", method) };
-    return {
-      kind: "answer",
-      response: new Response("Method Not Allowed\n", {
-        status: 405,
-        headers: {
-          Allow: APP_ALLOW,
-          "Content-Type": "text/plain; charset=utf-8",
-          "X-Content-Type-Options": "nosniff",
-        },
-      }),
-    };
+    return { kind: "answer", response: plainText(405, "Method Not Allowed", { Allow: APP_ALLOW }) };
   }
   if (!decodes(rawPath)) {
     if (api || media) return { kind: "answer", response: plainError("PUBLIC_API_INVALID_PATH", method) };
     return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll };
   }
-  if (!api && !media) return { kind: "pass", url: rawUrl, stripHeaders: keepAll };
+  if (!api && !media) return { kind: "pass", url: target, stripHeaders: keepAll };
   // The API's paths have one spelling: "/public/v1//products/" and "/public/v1/x/../products/." are answered as
-  // "/public/v1/products", never redirected (dot segments resolved as Next.js resolves them, with a URL parser).
-  const resolved = new URL(rawPath.replace(/[/\\]+/g, "/"), "http://n").pathname;
+  // "/public/v1/products", never redirected.
   const canonical = resolved.replace(/(.)\/$/, "$1");
   return { kind: "pass", url: canonical + query, stripHeaders: stripFramework };
+}
+
+// The path and query of a request target: itself in origin-form ("/path?q"); in absolute-form
+// ("http://host/path?q", which a client may send to any server) only its path and query: the host it names is never
+// trusted (Next.js would redirect there). Anything else (a bare name, authority-form) is null.
+function originForm(target: string): string | null {
+  if (target.startsWith("/")) return target;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!authority) return null;
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
+}
+
+// A short plain-text answer of the front door outside the API (never sniffed as HTML).
+function plainText(status: number, text: string, headers: Record<string, string> = {}): Response {
+  return new Response(`${text}\n`, {
+    status,
+    headers: { ...headers, "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+  });
+}
+
+// The answer to a request target that is not a path (`GET *`, `GET name`).
+const badTarget = () => plainText(400, "Bad Request");
+
+// The server-wide OPTIONS answer (`OPTIONS *`): the methods the server knows.
+function serverOptions(): Response {
+  return new Response(null, {
+    status: 204,
+    headers: { Allow: APP_ALLOW, "X-Content-Type-Options": "nosniff" },
+  });
 }
 
 // True when every percent-escape of the path is well formed and the bytes they spell are UTF-8.

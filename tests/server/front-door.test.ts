@@ -94,6 +94,70 @@ describe("front door", () => {
     expect(passed("GET", "/docs").stripHeaders("rsc")).toBe(false);
   });
 
+  // Issue 21, row 4.
+  it.each([
+    ["http://evil.test/public/v1/products?perPage=1", "/public/v1/products?perPage=1", true],
+    ["https://evil.test:8443/public/v1//products/", "/public/v1/products", true],
+    ["HTTP://user@evil.test/console", "/console", false],
+    ["http://evil.test/api/auth/session", "/api/auth/session", false],
+    ["http://evil.test", "/", false],
+    ["http://evil.test?x=1", "/?x=1", false],
+  ])(
+    "an absolute-form target (%s) is its path and query, %s, the host it names dropped",
+    (url, path, api) => {
+      const d = passed("GET", url);
+      expect(d.url).toBe(path);
+      expect(d.stripHeaders("rsc")).toBe(api);
+    },
+  );
+
+  // Issue 21, row 5.
+  it("OPTIONS * is the server-wide answer (204 with Allow); * with another method, or a target that is no path, a 400", async () => {
+    const star = await answer("OPTIONS", "*");
+    expect(star.status).toBe(204);
+    expect(star.headers.get("allow")).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    for (const [method, url] of [
+      ["GET", "*"],
+      ["HEAD", "*"],
+      ["GET", "evil.test:443"],
+      ["GET", "public/v1/products"],
+    ]) {
+      const r = await answer(method!, url!);
+      expect(r.status, `${method} ${url}`).toBe(400);
+      expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
+
+  // Issue 21, row 6.
+  it.each([
+    ["/foo/../public/v1/products?perPage=1", "/public/v1/products?perPage=1"],
+    ["/_next/../public/v1/products", "/public/v1/products"],
+    ["/foo/%2e%2e/public/v1/products", "/public/v1/products"],
+    ["/foo/%2E%2E/public/v1/products/", "/public/v1/products"],
+    ["/foo/.%2e/public/v1/nope", "/public/v1/nope"],
+    ["/a\\..\\public", "/public"],
+    ["/docs/../media/acme/x.png", "/media/acme/x.png"],
+  ])(
+    "dot segments are resolved before routing: %s is the API's %s, router headers stripped",
+    (url, canonical) => {
+      const d = passed("GET", url);
+      expect(d.url).toBe(canonical);
+      expect(d.stripHeaders("rsc")).toBe(true);
+      expect(d.stripHeaders("next-router-prefetch")).toBe(true);
+    },
+  );
+
+  it("routes on the resolved path: its malformed escapes and unknown methods are the API's answers", async () => {
+    expect((await answer("GET", "/foo/../public/v1/%ZZ")).body.code).toBe("PUBLIC_API_INVALID_PATH");
+    expect((await answer("TRACE", "/x/%2e%2e/public/v1/products")).body.code).toBe(
+      "PUBLIC_API_METHOD_NOT_ALLOWED",
+    );
+    // A path that only looked like the API's before resolution is the portal's.
+    expect(passed("GET", "/public/../docs").stripHeaders("rsc")).toBe(false);
+    // An encoded slash is no separator: "..%2f" is not a dot segment.
+    expect(passed("GET", "/a/..%2f../public/v1/products").stripHeaders("rsc")).toBe(false);
+  });
+
   it("leaves portal paths and well-formed API paths as they are", () => {
     expect(passed("GET", "/docs/getting-started?x=1").url).toBe("/docs/getting-started?x=1");
     expect(passed("GET", "/public/v1/products?q=cr%C3%A8me").url).toBe("/public/v1/products?q=cr%C3%A8me");
