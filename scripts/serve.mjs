@@ -58,6 +58,7 @@ const server = http.createServer((req, res) => {
     return;
   }
   for (const name of Object.keys(req.headers)) if (decision.stripHeaders(name)) delete req.headers[name];
+  Object.assign(req.headers, decision.addHeaders);
   if (fastPath?.(req, res, decision.url)) return;
   req.url = decision.url;
   handle(req, res).catch((err) => {

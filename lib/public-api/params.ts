@@ -1,6 +1,19 @@
 import type { QueryDef } from "@/lib/catalog/query";
 import { PublicApiError } from "./errors";
 
+// The request header in which npm start's server (scripts/serve.mjs) hands the API the query string as the client
+// sent it: Next.js rebuilds request.url's query from a parsed object, which silently loses a `__proto__` parameter
+// (and any named like its own `nxtP…` ones), so that a typo-checking parser would never see it. The server sets it on
+// every request under /public/ and drops a client's; under next dev or next start, a client could send its own,
+// which only restates its own query.
+export const SENT_QUERY_HEADER = "x-pca-sent-query";
+
+// The query parameters of a request as the client sent them: SENT_QUERY_HEADER when present, else the URL's.
+export function sentQuery(request: Request, url: URL): URLSearchParams {
+  const sent = request.headers.get(SENT_QUERY_HEADER);
+  return sent === null ? url.searchParams : new URLSearchParams(sent);
+}
+
 // Parses and validates URL query parameters against a QueryDef, or throws a 400 naming the parameter.
 export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): T {
   // Own properties only, on an object without a prototype: "constructor", "toString" or "__proto__" are unknown

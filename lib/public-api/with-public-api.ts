@@ -12,7 +12,7 @@ import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
 import { listTag, noneMatchHits } from "./page-cache";
 import { getRuntime, type Runtime } from "@/lib/runtime";
-import { parseQuery } from "./params";
+import { parseQuery, sentQuery } from "./params";
 
 // What a handler receives: the key's organization (the only one it may read), the parsed query and the runtime parts.
 export interface ApiContext<Q> {
@@ -82,7 +82,7 @@ export function withPublicApi<Q>(
         );
       }
       const url = new URL(request.url);
-      const query = parseQuery(url.searchParams, opts.query);
+      const query = parseQuery(sentQuery(request, url), opts.query);
       const input = opts.jsonBody ? await readJsonBody(request) : undefined;
       const catalog = await rt.catalog();
       const run = () =>

@@ -4,11 +4,12 @@
 // (about 1 ms of CPU per request on this machine: the framework's ceiling). Everything else goes to Next.js.
 //
 // What Next.js does around an app route handler, and so what this does (checked against `next start` by
-// tests/e2e/parity.spec.ts):
-//   request:  URL `http(s)://localhost:<port>` + the path with dot segments resolved + the query re-serialised
-//             from its parsed form (repeated keys grouped, Next.js' internal `nxtP…`/`nxtI…` keys dropped);
-//             the node headers plus X-Forwarded-Host/-Port/-Proto/-For when absent; the node request as the body
-//             (not for GET/HEAD); a signal aborted when the client goes away; `{ params }` as second argument.
+// tests/e2e/parity.spec.ts), but for the query:
+//   request:  URL `http(s)://localhost:<port>` + the path with dot segments resolved + the query as sent (Next.js
+//             rebuilds it from a parsed object, which loses `__proto__`; the API's parser reads the query as sent
+//             from the front door's header on both paths); the node headers plus X-Forwarded-Host/-Port/-Proto/-For
+//             when absent; the node request as the body (not for GET/HEAD); a signal aborted when the client goes
+//             away; `{ params }` as second argument.
 //   response: Vary with Next.js' RSC headers, gzip/deflate by next.config's `compress` (Next.js' own
 //             middleware, which adds Vary: Accept-Encoding), the handler's headers but Content-Length,
 //             Content-Encoding and Transfer-Encoding, the body streamed chunk by chunk with backpressure (headers
@@ -108,8 +109,7 @@ export function toRequest(
     else for (const v of value) headers.append(name, v);
   }
   const method = req.method ?? "GET";
-  if (method === "GET" || method === "HEAD")
-    return new HandlerRequest(nextUrl(target), { method, headers }, res);
+  if (method === "GET" || method === "HEAD") return new HandlerRequest(target.href, { method, headers }, res);
   // A body: the node request, streamed; its signal is needed at once (undici ties the body's stream to it).
   const signal = closedSignal(res);
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
@@ -117,7 +117,7 @@ export function toRequest(
     init.body = req as unknown as ReadableStream;
     init.duplex = "half";
   }
-  return new Request(nextUrl(target), init);
+  return new Request(target.href, init);
 }
 
 // A Request whose `signal` (aborted when the client goes away, as Next.js' is) is made when a handler first reads
@@ -135,30 +135,6 @@ class HandlerRequest extends Request {
   override get signal(): AbortSignal {
     return (this.#signal ??= closedSignal(this.#res));
   }
-}
-
-// The URL string Next.js hands a route handler: the query parsed into an object and serialised again.
-export function nextUrl(target: URL): string {
-  const href = target.href;
-  if (!href.includes("?") && !href.includes("#")) return href;
-  const query: Record<string, string | string[]> = {};
-  const params = target.searchParams;
-  for (const key of params.keys()) {
-    const values = params.getAll(key);
-    query[key] = values.length > 1 ? values : values[0]!;
-  }
-  delete query.nextInternalLocale;
-  for (const key in query) {
-    if ((key !== "nxtP" && key.startsWith("nxtP")) || (key !== "nxtI" && key.startsWith("nxtI")))
-      delete query[key];
-  }
-  const out = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (Array.isArray(value)) for (const v of value) out.append(key, v);
-    else out.set(key, value);
-  }
-  const search = out.toString();
-  return `${target.origin}${target.pathname}${search ? `?${search}` : ""}${target.hash}`;
 }
 
 // An AbortSignal aborted when the client goes away before the answer is written.

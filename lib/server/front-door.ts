@@ -5,6 +5,7 @@
 // /public/ and /media/ those answers break the API's contract, so they are settled here, in the API's error shape;
 // the request target is made a path first, and its dot segments resolved before the path is routed.
 import { plainError } from "@/lib/public-api/error-response";
+import { SENT_QUERY_HEADER } from "@/lib/public-api/params";
 
 // The methods any route of the app may answer; anything else (TRACE, PROPFIND, …) is a 405 here.
 export const KNOWN_METHODS: ReadonlySet<string> = new Set([
@@ -29,13 +30,22 @@ export const NOT_FOUND_PATH = "/_not-found";
 const FRAMEWORK_HEADER =
   /^(rsc|next-[a-z-]+|x-nextjs-[a-z-]+|x-next-[a-z-]+|x-middleware-[a-z-]+|x-invoke-[a-z-]+|x-matched-path|x-now-route-matches)$/i;
 
-// The decision: answer now, or hand the request to Next.js with this URL (and without the framework headers).
+// The decision: answer now, or hand the request on with this URL, without the framework headers and with headers
+// of the server's own (the API's: the query as sent, SENT_QUERY_HEADER).
 export type FrontDoorDecision =
   | { kind: "answer"; response: Response }
-  | { kind: "pass"; url: string; stripHeaders: (name: string) => boolean };
+  | {
+      kind: "pass";
+      url: string;
+      stripHeaders: (name: string) => boolean;
+      addHeaders: Record<string, string>;
+    };
 
 const keepAll = () => false;
-const stripFramework = (name: string) => FRAMEWORK_HEADER.test(name);
+// Under /public/: the router's headers, and a client's own SENT_QUERY_HEADER (the server's word only).
+const stripFramework = (name: string) =>
+  FRAMEWORK_HEADER.test(name) || name.toLowerCase() === SENT_QUERY_HEADER;
+const none = {};
 
 // Decides what to do with a request from its method and raw request target (as sent, not decoded: a path and
 // query, an absolute URL or `*`).
@@ -61,13 +71,15 @@ export function frontDoor(method: string, rawUrl: string): FrontDoorDecision {
   }
   if (!decodes(rawPath)) {
     if (api || media) return { kind: "answer", response: plainError("PUBLIC_API_INVALID_PATH", method) };
-    return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll };
+    return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll, addHeaders: none };
   }
-  if (!api && !media) return { kind: "pass", url: target, stripHeaders: keepAll };
+  if (!api && !media) return { kind: "pass", url: target, stripHeaders: keepAll, addHeaders: none };
   // The API's paths have one spelling: "/public/v1//products/" and "/public/v1/x/../products/." are answered as
   // "/public/v1/products", never redirected.
   const canonical = resolved.replace(/(.)\/$/, "$1");
-  return { kind: "pass", url: canonical + query, stripHeaders: stripFramework };
+  // The query as sent, which Next.js would re-serialise (losing `__proto__`) before the API's parser sees it.
+  const addHeaders = api ? { [SENT_QUERY_HEADER]: query.slice(1) } : none;
+  return { kind: "pass", url: canonical + query, stripHeaders: stripFramework, addHeaders };
 }
 
 // The path and query of a request target: itself in origin-form ("/path?q"); in absolute-form

@@ -158,6 +158,17 @@ describe("front door", () => {
     expect(passed("GET", "/a/..%2f../public/v1/products").stripHeaders("rsc")).toBe(false);
   });
 
+  // Issue 21, row 10.
+  it("hands the API the query as sent in its own header, whatever a client put there; nothing elsewhere", () => {
+    const d = passed("GET", "/public/v1/products?perPage=1&__proto__=1&q=a+b%ZZ");
+    expect(d.addHeaders).toEqual({ "x-pca-sent-query": "perPage=1&__proto__=1&q=a+b%ZZ" });
+    expect(d.stripHeaders("x-pca-sent-query")).toBe(true);
+    expect(d.stripHeaders("X-Pca-Sent-Query")).toBe(true);
+    expect(passed("GET", "/public/v1/products").addHeaders).toEqual({ "x-pca-sent-query": "" });
+    expect(passed("GET", "/docs?__proto__=1").addHeaders).toEqual({});
+    expect(passed("GET", "/media/acme/x.png?a=1").addHeaders).toEqual({});
+  });
+
   it("leaves portal paths and well-formed API paths as they are", () => {
     expect(passed("GET", "/docs/getting-started?x=1").url).toBe("/docs/getting-started?x=1");
     expect(passed("GET", "/public/v1/products?q=cr%C3%A8me").url).toBe("/public/v1/products?q=cr%C3%A8me");
