@@ -20,7 +20,7 @@ const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
-const { frontDoor, loadFastPath } = await import(
+const { dropRouterVary, frontDoor, loadFastPath } = await import(
   pathToFileURL(path.join(dir, ".next", "pca", "server.mjs")).href
 );
 const app = next({ dev: false, dir, port, hostname: "localhost" });
@@ -61,6 +61,8 @@ const server = http.createServer((req, res) => {
   Object.assign(req.headers, decision.addHeaders);
   if (fastPath?.(req, res, decision.url)) return;
   req.url = decision.url;
+  // Next.js lists its router headers in every app route's Vary; the fast path never does.
+  if (decision.routerFree) dropRouterVary(res);
   handle(req, res).catch((err) => {
     console.error("[server] unhandled error:", err);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });

@@ -4,16 +4,17 @@
 // (about 1 ms of CPU per request on this machine: the framework's ceiling). Everything else goes to Next.js.
 //
 // What Next.js does around an app route handler, and so what this does (checked against `next start` by
-// tests/e2e/parity.spec.ts), but for the query:
+// tests/e2e/parity.spec.ts), but for two things the API needs otherwise:
 //   request:  URL `http(s)://localhost:<port>` + the path with dot segments resolved + the query as sent (Next.js
 //             rebuilds it from a parsed object, which loses `__proto__`; the API's parser reads the query as sent
 //             from the front door's header on both paths); the node headers plus X-Forwarded-Host/-Port/-Proto/-For
 //             when absent; the node request as the body (not for GET/HEAD); a signal aborted when the client goes
 //             away; `{ params }` as second argument.
-//   response: Vary with Next.js' RSC headers, gzip/deflate by next.config's `compress` (Next.js' own
-//             middleware, which adds Vary: Accept-Encoding), the handler's headers but Content-Length,
-//             Content-Encoding and Transfer-Encoding, the body streamed chunk by chunk with backpressure (headers
-//             flushed with the first chunk), none for HEAD.
+//   response: gzip/deflate by next.config's `compress` (Next.js' own middleware, which adds Vary:
+//             Accept-Encoding), the handler's headers but Content-Length, Content-Encoding and Transfer-Encoding,
+//             the body streamed chunk by chunk with backpressure (headers flushed with the first chunk), none for
+//             HEAD. Not Next.js' router headers (RSC, Next-Router-*) in Vary: the front door strips them from the
+//             API's requests, so its answers do not vary by them.
 // A failure here (a handler that throws, which the API's pipeline never lets happen) is a 500 in the API's error
 // shape, never a crash.
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -78,7 +79,6 @@ export function createFastPath(table: RouteTable, opts: FastPathOptions): FastPa
         if (!res.writableFinished) releaseCompressionStream(res);
       });
     }
-    if (table.vary) res.appendHeader("vary", table.vary);
     const context = { params: Promise.resolve(found.params) };
     answer(req, res, () => handler(toRequest(req, res, target, opts), context)).catch((err: unknown) => {
       console.error("[fast-path] could not write an answer:", err);

@@ -4,6 +4,7 @@
 // absolute-form target (`GET http://evil.test/x`) with a 308 to the host it names, `OPTIONS *` with a 500. Under
 // /public/ and /media/ those answers break the API's contract, so they are settled here, in the API's error shape;
 // the request target is made a path first, and its dot segments resolved before the path is routed.
+import type { ServerResponse } from "node:http";
 import { plainError } from "@/lib/public-api/error-response";
 import { SENT_QUERY_HEADER } from "@/lib/public-api/params";
 
@@ -39,6 +40,8 @@ export type FrontDoorDecision =
       url: string;
       stripHeaders: (name: string) => boolean;
       addHeaders: Record<string, string>;
+      /** Under /public/ or /media/: router headers stripped, so its answer must not vary by them (dropRouterVary). */
+      routerFree: boolean;
     };
 
 const keepAll = () => false;
@@ -71,15 +74,16 @@ export function frontDoor(method: string, rawUrl: string): FrontDoorDecision {
   }
   if (!decodes(rawPath)) {
     if (api || media) return { kind: "answer", response: plainError("PUBLIC_API_INVALID_PATH", method) };
-    return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll, addHeaders: none };
+    return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll, addHeaders: none, routerFree: false };
   }
-  if (!api && !media) return { kind: "pass", url: target, stripHeaders: keepAll, addHeaders: none };
+  if (!api && !media)
+    return { kind: "pass", url: target, stripHeaders: keepAll, addHeaders: none, routerFree: false };
   // The API's paths have one spelling: "/public/v1//products/" and "/public/v1/x/../products/." are answered as
   // "/public/v1/products", never redirected.
   const canonical = resolved.replace(/(.)\/$/, "$1");
   // The query as sent, which Next.js would re-serialise (losing `__proto__`) before the API's parser sees it.
   const addHeaders = api ? { [SENT_QUERY_HEADER]: query.slice(1) } : none;
-  return { kind: "pass", url: canonical + query, stripHeaders: stripFramework, addHeaders };
+  return { kind: "pass", url: canonical + query, stripHeaders: stripFramework, addHeaders, routerFree: true };
 }
 
 // The path and query of a request target: itself in origin-form ("/path?q"); in absolute-form
@@ -120,4 +124,24 @@ function decodes(rawPath: string): boolean {
   } catch {
     return false;
   }
+}
+
+// Makes a node response drop Next.js' router headers (RSC, Next-Router-*, Next-Url) from its Vary when its head is
+// written, after everything else (Next.js, the route, the compression middleware) has added to it. Next.js lists
+// them on every app route's answer; the front door stripped them from a routerFree request, so its answer does not
+// vary by them (the API's answers showed "Vary: rsc, next-router-state-tree, …, Authorization, Accept-Encoding").
+export function dropRouterVary(res: ServerResponse): void {
+  const writeHead = res.writeHead as (...args: unknown[]) => ServerResponse;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const vary = this.getHeader("vary");
+    if (vary !== undefined) {
+      const names = (Array.isArray(vary) ? vary : [String(vary)])
+        .flatMap((v) => v.split(","))
+        .map((n) => n.trim())
+        .filter((n) => n && !FRAMEWORK_HEADER.test(n));
+      if (names.length) this.setHeader("vary", names.join(", "));
+      else this.removeHeader("vary");
+    }
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
 }

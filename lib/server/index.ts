@@ -5,7 +5,7 @@ import path from "node:path";
 import { createFastPath, type Compression, type FastPath } from "./fast-path";
 import { loadCompiledRoute, readBuildManifests, routeTable, unsupportedConfig } from "./next-routes";
 
-export { frontDoor } from "./front-door";
+export { dropRouterVary, frontDoor } from "./front-door";
 export type { FastPath } from "./fast-path";
 
 // The fast path of a build (`dir`: the project, its `.next` built), or why it is off. Loads every route module

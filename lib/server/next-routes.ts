@@ -45,6 +45,7 @@ export interface NextBuildManifests {
           afterFiles?: { regex: string }[];
           fallback?: { regex: string }[];
         };
+    /** The router headers Next.js lists in Vary; not copied: the API's requests are stripped of them. */
     rsc?: { varyHeader?: string };
   };
   /** Page (`/public/v1/products/route`) → compiled module, relative to `.next/server`. */
@@ -65,8 +66,6 @@ export interface NextBuildManifests {
 export interface RouteTable {
   /** The route that Next.js would call for this pathname (dot segments resolved, not decoded), else undefined. */
   match(pathname: string): RouteMatch | undefined;
-  /** The Vary header Next.js sets on every app route's answer (its RSC headers). */
-  vary: string;
   /** next.config's `compress` (gzip as Next.js does it). */
   compress: boolean;
   /** The patterns the table answers, for the start-up line. */
@@ -213,7 +212,6 @@ export function routeTable(manifests: NextBuildManifests, prefix: string, load: 
   }
   return {
     match,
-    vary: routes.rsc?.varyHeader ?? "",
     compress: manifests.config.compress !== false,
     pages: [...ours.keys()],
   };

@@ -1,7 +1,11 @@
 // The front door of the production server: what Next.js would answer outside our routes is settled here, in the
 // API's error shape under /public/ and /media/.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { NOT_FOUND_PATH, frontDoor } from "@/lib/server/front-door";
+import type { Compression } from "@/lib/server/fast-path";
+import { NOT_FOUND_PATH, dropRouterVary, frontDoor } from "@/lib/server/front-door";
 
 async function answer(method: string, url: string) {
   const d = frontDoor(method, url);
@@ -173,5 +177,54 @@ describe("front door", () => {
     expect(passed("GET", "/docs/getting-started?x=1").url).toBe("/docs/getting-started?x=1");
     expect(passed("GET", "/public/v1/products?q=cr%C3%A8me").url).toBe("/public/v1/products?q=cr%C3%A8me");
     expect(passed("POST", "/publicity").url).toBe("/publicity");
+  });
+});
+
+// Issue 21, row 15: what Next.js writes around an app route's answer, on a node:http server: its router headers
+// first in Vary, the route's own, then its compression middleware's Accept-Encoding.
+describe("dropRouterVary on a node:http server", () => {
+  const compression = (
+    createRequire(import.meta.url)("next/dist/compiled/compression") as () => Compression
+  )();
+  const ROUTER = "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch";
+
+  async function served(vary: string[], drop: boolean): Promise<http.IncomingMessage> {
+    const server = http.createServer((req, res) => {
+      if (drop) dropRouterVary(res);
+      compression(req, res, () => {});
+      for (const v of vary) res.appendHeader("vary", v);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ pad: "x".repeat(2000) }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      return await new Promise((resolve, reject) => {
+        const port = (server.address() as AddressInfo).port;
+        http
+          .get({ host: "127.0.0.1", port, path: "/", headers: { "accept-encoding": "gzip" } }, (res) => {
+            res.resume();
+            res.on("end", () => resolve(res));
+          })
+          .on("error", reject);
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it("keeps the route's and the compression's names, drops Next.js' router headers", async () => {
+    expect((await served([ROUTER, "Authorization"], false)).headers.vary).toBe(
+      `${ROUTER}, Authorization, Accept-Encoding`,
+    );
+    const r = await served([ROUTER, "Authorization"], true);
+    expect(r.headers.vary).toBe("Authorization, Accept-Encoding");
+    expect(r.headers["content-encoding"]).toBe("gzip");
+    expect((await served([`${ROUTER}, Next-Url`], true)).headers.vary).toBe("Accept-Encoding");
+  });
+
+  it("tells which requests it is for: under /public/ and /media/, not the portal", () => {
+    expect(passed("GET", "/public/v1/products").routerFree).toBe(true);
+    expect(passed("GET", "/x/../media/acme/a.png").routerFree).toBe(true);
+    expect(passed("GET", "/docs").routerFree).toBe(false);
   });
 });
