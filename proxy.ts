@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { contentSecurityPolicy, newNonce } from "@/lib/portal/csp";
+import { SECURITY_HEADERS, contentSecurityPolicy, newNonce } from "@/lib/portal/csp";
 import { databaseReachable, needsDatabase, unavailablePage } from "@/lib/portal/unavailable";
 
 // Portal pages only: sets a per-request CSP nonce that Next.js applies to its scripts and styles. A page that reads
@@ -21,25 +21,19 @@ export async function proxy(request: NextRequest): Promise<Response> {
     response = NextResponse.next({ request: { headers: requestHeaders } });
   }
   response.headers.set("Content-Security-Policy", csp);
-  response.headers.set("X-Content-Type-Options", "nosniff");
-  response.headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
-  response.headers.set("X-Frame-Options", "DENY");
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.headers.set(name, value);
   // The console shows an account's data: never stored by a browser or a shared cache.
   if (/^\/console(\/|$)/.test(request.nextUrl.pathname)) response.headers.set("Cache-Control", "no-store");
   return response;
 }
 
 // The API (/public/v1), media files, Next.js assets and feeds never go through the proxy: the API hot path is
-// untouched, and the feeds (route handlers) answer their own 503.
+// untouched, and the feeds (route handlers) answer their own 503. Each excluded prefix ends at a segment boundary
+// (`/mediakit` and `/_next/imagex` are portal 404 pages, which need the CSP; so is `/favicon.ico`: the site's icon
+// is a data: URL), and prefetches go through it too: a prefetched page is the same HTML (the sign-in page's CSRF
+// token, the reference's demo key).
 export const config = {
   matcher: [
-    {
-      source:
-        "/((?!public/v1|media|_next/static|_next/image|favicon.ico|changelog/rss.xml|changelog/atom.xml).*)",
-      missing: [
-        { type: "header", key: "next-router-prefetch" },
-        { type: "header", key: "purpose", value: "prefetch" },
-      ],
-    },
+    "/((?!(?:public/v1|media|_next/static|_next/image|changelog/rss\\.xml|changelog/atom\\.xml)(?:/|$)).*)",
   ],
 };

@@ -23,3 +23,16 @@ export function newNonce(): string {
   crypto.getRandomValues(bytes);
   return btoa(String.fromCharCode(...bytes));
 }
+
+// The security headers of every portal answer besides its CSP: never sniffed, never framed, the referrer trimmed
+// to the origin across sites. The proxy sets them with the per-request CSP; next.config sets them (and
+// BASELINE_CSP) on every answer outside /public/, so that what the proxy does not see carries them too.
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "X-Frame-Options": "DENY",
+};
+
+// The CSP of an answer the proxy does not see (static files, feeds, media): what needs no nonce. Compatible with
+// contentSecurityPolicy() if a browser ever gets both (each directive here is also there, as strict).
+export const BASELINE_CSP = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'";
