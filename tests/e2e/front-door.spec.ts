@@ -213,7 +213,8 @@ async function startFastPathOff(): Promise<{ port: number; key: string; stop: ()
     child.kill("SIGTERM");
     await exited;
   };
-  for (let i = 0; i < 480; i++) {
+  // Migrations and the demo seed first: over a minute on a loaded machine.
+  for (let i = 0; i < 960; i++) {
     if (child.exitCode !== null) throw new Error(`PCA_FAST_PATH=off server exited:\n${output}`);
     const up = await raw("GET", "/public/v1/openapi.json", {}, offPort).then(
       (r) => r.status === 200,
@@ -240,7 +241,7 @@ for (const which of ["fast path", "PCA_FAST_PATH=off"] as const) {
     let key = "";
     let stop: (() => Promise<void>) | undefined;
     test.beforeAll(async () => {
-      test.setTimeout(150_000);
+      test.setTimeout(300_000);
       if (which === "fast path") key = acmeKey();
       else ({ port: to, key, stop } = await startFastPathOff());
     });
