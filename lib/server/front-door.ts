@@ -45,7 +45,7 @@ export type FrontDoorDecision =
     };
 
 const keepAll = () => false;
-// Under /public/: the router's headers, and a client's own SENT_QUERY_HEADER (the server's word only).
+// Under /public/ and /media/: the router's headers, and a client's own SENT_QUERY_HEADER (the server's word only).
 const stripFramework = (name: string) =>
   FRAMEWORK_HEADER.test(name) || name.toLowerCase() === SENT_QUERY_HEADER;
 const none = {};
@@ -81,8 +81,9 @@ export function frontDoor(method: string, rawUrl: string): FrontDoorDecision {
   // The API's paths have one spelling: "/public/v1//products/" and "/public/v1/x/../products/." are answered as
   // "/public/v1/products", never redirected.
   const canonical = resolved.replace(/(.)\/$/, "$1");
-  // The query as sent, which Next.js would re-serialise (losing `__proto__`) before the API's parser sees it.
-  const addHeaders = api ? { [SENT_QUERY_HEADER]: query.slice(1) } : none;
+  // The query as sent (without a fragment, as a URL's), which Next.js would re-serialise (losing `__proto__`)
+  // before the API's parser sees it.
+  const addHeaders = api ? { [SENT_QUERY_HEADER]: query.slice(1).replace(/#.*$/s, "") } : none;
   return { kind: "pass", url: canonical + query, stripHeaders: stripFramework, addHeaders, routerFree: true };
 }
 

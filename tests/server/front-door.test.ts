@@ -169,6 +169,7 @@ describe("front door", () => {
     expect(d.stripHeaders("x-pca-sent-query")).toBe(true);
     expect(d.stripHeaders("X-Pca-Sent-Query")).toBe(true);
     expect(passed("GET", "/public/v1/products").addHeaders).toEqual({ "x-pca-sent-query": "" });
+    expect(passed("GET", "/public/v1/products?a=1#b=2").addHeaders).toEqual({ "x-pca-sent-query": "a=1" });
     expect(passed("GET", "/docs?__proto__=1").addHeaders).toEqual({});
     expect(passed("GET", "/media/acme/x.png?a=1").addHeaders).toEqual({});
   });
