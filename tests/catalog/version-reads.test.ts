@@ -1,6 +1,7 @@
 // Shared catalog version reads (lib/catalog/count-cache.ts, VersionReads), one function isolated on a stand-in
 // database whose statements answer when the test says, with the version of the moment they were sent (a snapshot):
-// concurrent requests share reads, and a request never gets a read sent before it asked.
+// concurrent requests of one (organization, resource) share reads, and a request never gets a read sent before it
+// asked.
 import { describe, expect, it } from "vitest";
 import type { Queryable } from "@/db/client";
 import { VersionReads } from "@/lib/catalog/count-cache";
@@ -61,6 +62,23 @@ describe("VersionReads", () => {
     expect(state.sent).toHaveLength(2);
     for (const s of state.sent) s.answer();
     await expect(Promise.all([a, b])).resolves.toEqual(["1", "1"]);
+  });
+
+  it("keeps the resources of an organization apart: a read of products serves no request for families", async () => {
+    const { db, state } = standIn();
+    const reads = new VersionReads();
+    const products = reads.read(db, "org_a", "products");
+    const families = reads.read(db, "org_a", "families");
+    expect(state.sent).toHaveLength(2); // neither waits for the other's read
+    const again = reads.read(db, "org_a", "products");
+    expect(state.sent).toHaveLength(2); // the next read of products, after the one in flight
+    for (const s of state.sent) s.answer();
+    await expect(Promise.all([products, families])).resolves.toEqual(["1", "1"]);
+    await settle();
+    expect(state.sent).toHaveLength(3);
+    state.sent[2]!.answer();
+    await expect(again).resolves.toBe("1");
+    expect(reads.size).toBe(0);
   });
 
   it("fails the requests of a failed read only, and reads again for the next ones", async () => {
