@@ -235,7 +235,8 @@ create or replace function catalog_versions_channels() returns trigger
       perform catalog_versions_touch(array(select distinct org_id from catalog_old_rows), array['products']);
     elsif tg_op = 'UPDATE' then
       perform catalog_versions_touch(
-        array(select org_id from (select org_id, id from catalog_old_rows except select org_id, id from catalog_new_rows) d),
+        array(select org_id
+                from (select org_id, id from catalog_old_rows except select org_id, id from catalog_new_rows) d),
         array['products']);
     end if;
     return null;
