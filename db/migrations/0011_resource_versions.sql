@@ -77,10 +77,13 @@ create unlogged table if not exists catalog_version_commits (
 );
 
 -- Notes that the given resources of the given organizations change in this transaction (bumped at commit). The
--- notes are a sorted text[] in the transaction-local setting catalog.pending_versions: a rolled-back savepoint
--- takes its notes back with its writes.
+-- notes are a text[] in the transaction-local setting catalog.pending_versions: a rolled-back savepoint takes its
+-- notes back with its writes. This function and the commit's run as their owner (security definer, with the search
+-- path of this migration): a role that may write the catalog tables (the product-information application's) needs
+-- no grant on the version tables, as it needed one on 0003's catalog_versions.
 create or replace function catalog_versions_touch(orgs text[], resources text[]) returns void
   language plpgsql
+  security definer set search_path from current
   as $$
   declare
     pending text := coalesce(current_setting('catalog.pending_versions', true), '');
@@ -102,6 +105,7 @@ create or replace function catalog_versions_touch(orgs text[], resources text[])
 -- At commit (deferred constraint trigger of catalog_version_commits): bumps every noted version.
 create or replace function catalog_versions_commit() returns trigger
   language plpgsql
+  security definer set search_path from current
   as $$
   declare
     pending text := coalesce(current_setting('catalog.pending_versions', true), '');

@@ -1,8 +1,9 @@
 // Versions per organization and resource (migration 0011), on PGlite and on the Postgres server, written with plain
 // SQL as any application sharing the database would: exactly which of an organization's five versions each kind of
 // write moves (the others stay), nothing of another organization, nothing for a write rolled back (a savepoint too),
-// one bump per statement whatever its size, and, on the server, two transactions writing two resources in opposite
-// orders both commit (versions are bumped at commit, in one order: no deadlock).
+// one bump per statement whatever its size, and, on the server, a role without rights on the version tables writes,
+// and two transactions writing two resources in opposite orders both commit (versions are bumped at commit, in one
+// order: no deadlock).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
@@ -268,6 +269,25 @@ describe.each(["pglite", "pg"] as const)("versions per resource on %s", (driver:
     expect(movedBetween(before, await versions(A))).toEqual(["products", "families"]);
     expect(await db.query("select * from catalog_version_commits")).toEqual([]);
   });
+
+  it.runIf(driver === "pg")(
+    "a role with rights on the catalog tables only (not on the versions') writes, and moves the versions",
+    async () => {
+      const role = `rv_writer_${Math.random().toString(36).slice(2, 10)}`;
+      await db.exec(`create role ${role};
+        grant select, insert, update, delete on organizations, products, product_values, attributes to ${role}`);
+      try {
+        const before = await versions(A);
+        await db.transaction(async (tx) => {
+          await tx.query(`set local role ${role}`);
+          await tx.query("update products set label = 'par un rôle' where id = $1", [`${A}_p2`]);
+        });
+        expect(movedBetween(before, await versions(A))).toEqual(["products"]);
+      } finally {
+        await db.exec(`drop owned by ${role}; drop role ${role}`);
+      }
+    },
+  );
 
   it.runIf(driver === "pg")(
     "two transactions writing two resources in opposite orders both commit (no deadlock on the versions)",
