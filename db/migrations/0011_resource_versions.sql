@@ -18,7 +18,9 @@
 -- import would hold up every other writer of its organization until it commits. Statement-level triggers (one call
 -- per statement, whatever its number of rows, reading the transition tables) therefore only note the pairs
 -- (organization, resource) in a transaction-local setting; one deferred trigger per transaction bumps them all at
--- commit, in one order, holding their locks for the commit alone.
+-- commit, in one order, holding their locks for the commit alone. (A REPEATABLE READ or SERIALIZABLE writer still gets
+-- a serialization failure when another transaction committed a change to the same list of its organization since its
+-- snapshot, as it did with 0003's single row for any change of its organization.)
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 
 create table if not exists catalog_resource_versions (
