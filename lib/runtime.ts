@@ -36,7 +36,7 @@ export interface Runtime {
   readonly signInBlocks: BoundedMap<string, number>;
   readonly counts: CountCache;
   readonly anchors: AnchorCache;
-  /** Whole list answers under their ETag, served while the organization's catalog version is unchanged. */
+  /** Whole list answers under their ETag, served while the version of the list's resource is unchanged. */
   readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
   /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */

@@ -603,8 +603,8 @@ export async function seedOrganization(
     }
   }
 
-  // Batches loaded without triggers did not move the organization's catalog version: counts cached while the
-  // seed ran must not outlive it.
+  // Batches loaded without triggers did not move the organization's versions (of all five resources): counts cached
+  // while the seed ran must not outlive it.
   await db.query("select catalog_bump_versions(array[$1]::text[])", [orgId]);
   progress({ step: "analyze", done: 0, total: 1 });
   await db.exec(

@@ -46,6 +46,7 @@ export async function listAttributes(
   return readList<Attribute, Attribute>(
     ctx,
     {
+      resource: "attributes",
       from: "attributes a",
       columns: `a.id, a.slug, a.code, a.label, a.type, a.unique_value as "uniqueValue",
                 a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt"`,

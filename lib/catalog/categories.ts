@@ -36,6 +36,7 @@ export async function listCategories(
   return readList<Category, Category>(
     ctx,
     {
+      resource: "categories",
       from: "categories c",
       columns: `c.id, c.slug, c.label, c.parent_id as "parentId", c.is_master as "isMaster",
                 ${isoSql("c.updated_at")} as "updatedAt"`,

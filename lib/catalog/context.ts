@@ -13,7 +13,7 @@ export interface CatalogContext {
   countWaitMs?: number;
   counts: CountCache;
   anchors: AnchorCache;
-  /** Catalog version reads, shared by the requests that ask at the same moment. */
+  /** Version reads per (organization, resource), shared by the requests that ask at the same moment. */
   versions: VersionReads;
 }
 

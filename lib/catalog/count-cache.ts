@@ -10,15 +10,16 @@ interface Entry {
   total: number;
 }
 
-// A total and the catalog version it was counted at.
+// A total and the version of its resource it was counted at.
 export interface Counted {
   total: number;
   version: string;
 }
 
-// Exact list totals remembered per (organization, filter) under the catalog version they were counted at.
-// A total is reused only when the organization's current catalog version (bumped by triggers in the same
-// transaction as every catalog change, migration 0003) is still the one it was counted with, so it stays exact.
+// Exact list totals remembered per (organization, filter) under the version of their resource they were counted at.
+// A total is reused only when the organization's current version of that resource (bumped by triggers in the same
+// transaction as every change the list shows or counts, migration 0011) is still the one it was counted with, so it
+// stays exact.
 export class CountCache {
   private readonly entries: BoundedMap<string, Entry>;
   private readonly running = new Map<string, Promise<Counted>>();
@@ -85,27 +86,40 @@ export class CountCache {
   }
 }
 
-// SQL of the current catalog version of the organization in $1 ('0' before its first change).
-export const VERSION_SQL =
-  "select coalesce((select version::text from catalog_versions where org_id = $1), '0') as version";
+// The lists of the catalog, each with its own version per organization (migration 0011): a version moves when
+// something that list's answers show, filter or count changes, and only then (a product created leaves the families'
+// version as it was).
+export const CATALOG_RESOURCES = ["products", "families", "attributes", "categories", "media"] as const;
+export type CatalogResource = (typeof CATALOG_RESOURCES)[number];
 
-// The organization's current catalog version: what an ETag and the page cache are keyed by.
-export async function catalogVersion(db: Queryable, orgId: string): Promise<string> {
-  const [row] = await db.query<{ version: string }>(VERSION_SQL, [orgId]);
+// SQL of the current version of the resource in $2 for the organization in $1 ('0' before its first change): one
+// primary-key probe.
+export const VERSION_SQL =
+  "select coalesce((select version::text from catalog_resource_versions where org_id = $1 and resource = $2), '0') as version";
+
+// The organization's current version of a resource: what that list's ETag and page-cache entries are keyed by.
+export async function catalogVersion(
+  db: Queryable,
+  orgId: string,
+  resource: CatalogResource,
+): Promise<string> {
+  const [row] = await db.query<{ version: string }>(VERSION_SQL, [orgId, resource]);
   return String(row?.version ?? "0");
 }
 
-// Catalog version reads shared by the requests of an organization that ask at the same moment. A request never
-// joins a read already sent: it may have been taken before a change the request must see (a client that changes
-// the catalog, then lists it). It joins the next read instead, sent as soon as the one in flight returns. Under
-// load one read then serves every request that arrived during a round trip; a request alone is read at once.
+// Version reads shared by the requests of an organization's list that ask at the same moment. A request never joins
+// a read already sent: it may have been taken before a change the request must see (a client that changes the
+// catalog, then lists it). It joins the next read instead, sent as soon as the one in flight returns. Under load one
+// read then serves every request of that (organization, resource) that arrived during a round trip; a request alone
+// is read at once.
 export class VersionReads {
-  private readonly orgs = new Map<string, ReadState>();
+  private readonly reads = new Map<string, ReadState>();
 
-  /** The organization's catalog version, from a read sent after this call. */
-  read(db: Queryable, orgId: string): Promise<string> {
-    const state = this.orgs.get(orgId);
-    if (!state) return this.send(db, orgId, {});
+  /** The organization's version of a resource, from a read sent after this call. */
+  read(db: Queryable, orgId: string, resource: CatalogResource): Promise<string> {
+    const key = `${orgId}\u0000${resource}`;
+    const state = this.reads.get(key);
+    if (!state) return this.send(db, key, orgId, resource, {});
     if (!state.next) {
       let resolve!: (v: Promise<string>) => void;
       const promise = new Promise<string>((r) => (resolve = r));
@@ -114,52 +128,65 @@ export class VersionReads {
     return state.next.promise;
   }
 
-  /** Organizations with a read in flight. */
+  /** (Organization, resource) pairs with a read in flight. */
   get size(): number {
-    return this.orgs.size;
+    return this.reads.size;
   }
 
-  private send(db: Queryable, orgId: string, state: ReadState): Promise<string> {
-    this.orgs.set(orgId, state);
-    const read = catalogVersion(db, orgId);
+  private send(
+    db: Queryable,
+    key: string,
+    orgId: string,
+    resource: CatalogResource,
+    state: ReadState,
+  ): Promise<string> {
+    this.reads.set(key, state);
+    const read = catalogVersion(db, orgId, resource);
     const done = () => {
       const waiting = state.next;
       state.next = undefined;
-      if (waiting) waiting.resolve(this.send(waiting.db, orgId, state));
-      else this.orgs.delete(orgId);
+      if (waiting) waiting.resolve(this.send(waiting.db, key, orgId, resource, state));
+      else this.reads.delete(key);
     };
     read.then(done, done);
     return read;
   }
 }
 
-// An organization's read in flight, and the requests waiting for the next one (on the first waiter's handle).
+// An (organization, resource)'s read in flight, and the requests waiting for the next one (on the first waiter's
+// handle).
 interface ReadState {
   next?: { promise: Promise<string>; resolve: (read: Promise<string>) => void; db: Queryable };
 }
 
-// SQL of the same version as a column of another statement on the organization in $1 (one snapshot with its rows).
-export const VERSION_COLUMN =
-  "coalesce((select version::text from catalog_versions where org_id = $1), '0') as catalog_version";
+// SQL of the resource's version as a column of another statement on the organization in $1 (one snapshot with its
+// rows). The resource is one of CATALOG_RESOURCES, written as a literal (no parameter to renumber).
+export function versionColumn(resource: CatalogResource, as = "catalog_version"): string {
+  return `coalesce((select version::text from catalog_resource_versions where org_id = $1 and resource = '${resource}'), '0') as ${as}`;
+}
 
-// Runs a count statement and reads the catalog version in the same statement (one snapshot), so the pair is consistent.
-export async function countWithVersion(db: Queryable, count: Statement): Promise<Counted> {
+// Runs a count statement and reads the resource's version in the same statement (one snapshot), so the pair is
+// consistent.
+export async function countWithVersion(
+  db: Queryable,
+  resource: CatalogResource,
+  count: Statement,
+): Promise<Counted> {
   const rows = await db.query<{ total: number; version: string }>(
-    `with c as (${count.sql})
-     select (select total from c) as total,
-            coalesce((select version::text from catalog_versions where org_id = $1), '0') as version`,
+    `with c as (${count.sql}) select (select total from c) as total, ${versionColumn(resource, "version")}`,
     count.params,
   );
   return { total: Number(rows[0]?.total ?? 0), version: String(rows[0]?.version ?? "0") };
 }
 
-// The exact total of a count statement and the catalog version it holds for: from the cache when the catalog has
-// not changed since, else counted (once for all concurrent requests, on the context's `counting` handle, and
-// remembered). `params[0]` must be the organization id. With `version` (the catalog version the caller's page rows
-// were read at), the total is of that same version: a count shared with a request that began before a change is not
-// reused after it. A caller waits at most `countWaitMs` for a shared count (CountPendingError), which goes on.
+// The exact total of a count statement of a resource's list and the resource's version it holds for: from the cache
+// when that version has not moved since, else counted (once for all concurrent requests, on the context's `counting`
+// handle, and remembered). `params[0]` must be the organization id. With `version` (the version the caller's page
+// rows were read at), the total is of that same version: a count shared with a request that began before a change is
+// not reused after it. A caller waits at most `countWaitMs` for a shared count (CountPendingError), which goes on.
 export async function exactTotalAt(
   ctx: CatalogContext,
+  resource: CatalogResource,
   count: Statement,
   version?: string,
 ): Promise<Counted> {
@@ -169,17 +196,16 @@ export async function exactTotalAt(
     const hit = counts.get(key, version);
     if (hit !== undefined) return { total: hit, version };
   } else if (counts.has(key)) {
-    const [row] = await db.query<{ version: string }>(VERSION_SQL, [count.params[0]]);
-    const current = String(row?.version ?? "0");
+    const current = await catalogVersion(db, String(count.params[0]), resource);
     const hit = counts.get(key, current);
     if (hit !== undefined) return { total: hit, version: current };
   }
   const counted = await waitAtMost(
-    counts.countOnce(key, () => countWithVersion(ctx.counting, count)),
+    counts.countOnce(key, () => countWithVersion(ctx.counting, resource, count)),
     ctx.countWaitMs,
   );
   if (version === undefined || counted.version === version) return counted;
-  const own = await waitAtMost(countWithVersion(ctx.counting, count), ctx.countWaitMs);
+  const own = await waitAtMost(countWithVersion(ctx.counting, resource, count), ctx.countWaitMs);
   counts.set(key, own.version, own.total);
   return own;
 }

@@ -6,7 +6,7 @@ import type { CreatedProduct, ProductDraft } from "./schemas";
 
 // Creation of a product from a write request: { familyId, categoryId, values } checked against the organization's
 // attributes (prepareProduct), then the product and its values inserted in one transaction (insertProduct; the
-// catalog version bumps by trigger). A dry run is the first step and the uniqueness checks, without the insert.
+// products' version bumps by trigger). A dry run is the first step and the uniqueness checks, without the insert.
 
 // A request that passed every check of prepareProduct: what insertProduct writes.
 export interface PreparedProduct {

@@ -30,6 +30,7 @@ export async function listFamilies(
   return readList<Family, Family>(
     ctx,
     {
+      resource: "families",
       from: "families f",
       columns: `f.id, f.slug, f.code, f.label, ${isoSql("f.updated_at")} as "updatedAt"`,
       where,

@@ -1,6 +1,6 @@
 import "server-only";
 import type { CatalogContext } from "./context";
-import { VERSION_COLUMN, countKey, exactTotalAt } from "./count-cache";
+import { countKey, exactTotalAt, versionColumn, type CatalogResource } from "./count-cache";
 import type { Statement } from "./sql";
 
 // The pagination object of every list response.
@@ -29,9 +29,11 @@ export interface SeekSpec {
 
 // One list of one organization, described once; the strategies below read a page of it.
 export interface ListSpec<Row, Item> {
+  /** The resource listed: its version (per organization) keys the page's total, anchors and tag. */
+  resource: CatalogResource;
   /** The table and its alias: `products p`. */
   from: string;
-  /** The select list of a page's rows (the catalog version and, when seeking, the anchor are added). */
+  /** The select list of a page's rows (the resource's version and, when seeking, the anchor are added). */
   columns: string;
   /** The page's conditions and every parameter of the page statement ($1 is the organization). */
   where: { toString(): string; readonly params: readonly unknown[] };
@@ -103,7 +105,7 @@ function pageSql<Row>(
   skipped: number,
 ): string {
   const anchor = spec.seek ? `${spec.seek.column}::text as anchor_sort, ` : "";
-  const columns = `${spec.columns}, ${anchor}${VERSION_COLUMN}`;
+  const columns = `${spec.columns}, ${anchor}${versionColumn(spec.resource)}`;
   const picked = `from ${spec.from} where ${spec.where} ${seek} order by ${spec.order} limit ${limit} offset ${offset}`;
   if (spec.deferredJoin && skipped >= DEFERRED_JOIN_MIN_OFFSET) {
     return `select ${columns} from (select ${spec.deferredJoin.id} ${picked}) k ${spec.deferredJoin.join} order by ${spec.order}`;
@@ -134,35 +136,38 @@ function firstPageRows<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w
   return rowsAt(ctx, spec, w);
 }
 
-// The catalog version a page's rows were read at (VERSION_COLUMN), when the page has rows.
+// The resource's version a page's rows were read at (versionColumn), when the page has rows.
 function versionOf(rows: readonly unknown[]): string | undefined {
   const v = (rows[0] as { catalog_version?: unknown } | undefined)?.catalog_version;
   return v === undefined || v === null ? undefined : String(v);
 }
 
-// Page with a cached total: counted before, so the page alone (one statement whose rows carry the catalog
+// Page with a cached total: counted before, so the page alone (one statement whose rows carry the resource's
 // version), then its total from the cache if that version is the one the total was counted at (an empty page
 // carries no version: the version is read apart). A polled first page costs one statement.
 async function pageWithCachedTotal<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window) {
   const rows = await firstPageRows(ctx, spec, w);
-  const { total } = await exactTotalAt(ctx, spec.count, versionOf(rows));
+  const { total } = await exactTotalAt(ctx, spec.resource, spec.count, versionOf(rows));
   return { rows, total };
 }
 
 // Page with its first count: never counted, so the page and the count at once (the count shared by every
 // concurrent request of the same list), then the count again if a change fell between the two.
 async function pageWithFirstCount<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window) {
-  const [rows, counted] = await Promise.all([firstPageRows(ctx, spec, w), exactTotalAt(ctx, spec.count)]);
+  const [rows, counted] = await Promise.all([
+    firstPageRows(ctx, spec, w),
+    exactTotalAt(ctx, spec.resource, spec.count),
+  ]);
   const version = versionOf(rows);
   const total =
     version === undefined || version === counted.version
       ? counted.total
-      : (await exactTotalAt(ctx, spec.count, version)).total;
+      : (await exactTotalAt(ctx, spec.resource, spec.count, version)).total;
   return { rows, total };
 }
 
 // Deep page seeking from an anchor: past SEEK_MIN_OFFSET rows of a single-key sort, the total (and its version)
-// first, so that an anchor remembered at this very catalog version can be used: the page then starts from an index
+// first, so that an anchor remembered at this very version of the resource can be used: the page then starts from an index
 // range at the nearest remembered row instead of skipping every row before it (page 5,000 of a million products:
 // p99 within 3× of page 1). Each deep page read remembers its first row as an anchor for the next.
 async function deepPageFromAnchor<Row>(
@@ -171,7 +176,7 @@ async function deepPageFromAnchor<Row>(
   seek: SeekSpec,
   w: Window,
 ) {
-  const at = await exactTotalAt(ctx, spec.count);
+  const at = await exactTotalAt(ctx, spec.resource, spec.count);
   if (w.offset >= at.total) return { rows: [] as Row[], total: at.total };
   const list = `${countKey(spec.count)}\u0000${seek.column} ${seek.order}`;
   const anchor = ctx.anchors.nearest(list, at.version, w.offset);

@@ -52,6 +52,7 @@ export async function listMedia(
   return readList<Row, Media>(
     ctx,
     {
+      resource: "media",
       from: "media m",
       columns: `m.id, m.slug, m.original_name as "originalName", m.type, m.category,
                 m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt"`,

@@ -14,9 +14,9 @@ interface Entry {
 
 const PER_LIST = 64;
 
-// Positions of rows in deep pages of a sorted list, remembered under the catalog version they were read at, so a
-// later deep page seeks from the nearest one (an index range from a key) instead of skipping every row before it.
-// Exact for the same reason as the count cache: an anchor is used only while the catalog version is unchanged.
+// Positions of rows in deep pages of a sorted list, remembered under the version of its resource they were read at, so
+// a later deep page seeks from the nearest one (an index range from a key) instead of skipping every row before it.
+// Exact for the same reason as the count cache: an anchor is used only while that version is unchanged.
 export class AnchorCache {
   private readonly lists = new Map<string, Entry>();
   constructor(private readonly maxLists = 2_000) {}

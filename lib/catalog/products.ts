@@ -72,7 +72,7 @@ export async function listProducts(
     !q.updatedSince &&
     !!single &&
     WALKABLE_SORTS.has(single.field) &&
-    searchWalks(ctx, count, new Where("p.org_id", orgId).count("products p"), q.page * q.perPage);
+    searchWalks(ctx, "products", count, new Where("p.org_id", orgId).count("products p"), q.page * q.perPage);
   const where = walk ? filters("walk") : counted;
 
   let label = "coalesce(nullif(p.label, ''), p.identifier)";
@@ -90,6 +90,7 @@ export async function listProducts(
   return readList<Row, Product>(
     ctx,
     {
+      resource: "products",
       from: "products p",
       // Labels of the family and category as scalar subqueries (evaluated for the page's rows only): one relation
       // to plan instead of a join of four, which on a first page costs more to plan than to run.

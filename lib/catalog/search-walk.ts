@@ -1,6 +1,6 @@
 import "server-only";
 import type { CatalogContext } from "./context";
-import { countKey, exactTotalAt } from "./count-cache";
+import { countKey, exactTotalAt, type CatalogResource } from "./count-cache";
 import type { Statement } from "./sql";
 
 // Rows a search's page may read along the sort index before the trigram index is the better way.
@@ -14,12 +14,13 @@ export const SEARCH_WALK_MAX_ROWS = 10_000;
  * Whether a search's page is best read by walking the sort index and testing each row (addSearch "walk"):
  * when the list's rows that match are common enough that `rowsNeeded` (offset + page size) of them are found within
  * SEARCH_WALK_MAX_ROWS rows of the whole list, assuming matches spread evenly along the sort. Uses the totals
- * remembered in the count cache (of any catalog version: this only picks a plan, every response's rows and total
+ * remembered in the count cache (of any version of the resource: this only picks a plan, every response's rows and total
  * stay exact): the search's count (`search`) and the unfiltered list's (`all`). Without a remembered total of the
  * unfiltered list, it is counted in the background (once, for the next requests) and the answer is no.
  */
 export function searchWalks(
   ctx: CatalogContext,
+  resource: CatalogResource,
   search: Statement,
   all: Statement,
   rowsNeeded: number,
@@ -28,7 +29,7 @@ export function searchWalks(
   if (!matches) return false;
   const total = ctx.counts.peek(countKey(all));
   if (total === undefined) {
-    exactTotalAt(ctx, all).catch(() => {}); // an estimate for later; a failure costs nothing
+    exactTotalAt(ctx, resource, all).catch(() => {}); // an estimate for later; a failure costs nothing
     return false;
   }
   return (rowsNeeded * total) / matches <= SEARCH_WALK_MAX_ROWS;

@@ -4,6 +4,7 @@ import { categoriesQuery, listCategories } from "@/lib/catalog/categories";
 import { familiesQuery, listFamilies } from "@/lib/catalog/families";
 import { listMedia, mediaQuery } from "@/lib/catalog/media";
 import { listProducts, productsQuery } from "@/lib/catalog/products";
+import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { QueryDef } from "@/lib/catalog/query";
 import {
   attributeSchema,
@@ -17,7 +18,8 @@ import type { ApiHandler } from "./with-public-api";
 
 // One list endpoint of V1: path, scope, query and item schemas, handler; routes and the OpenAPI document read this table.
 export interface ListEndpoint<Q = unknown> {
-  name: string;
+  /** The resource listed (its version per organization keys the list's ETag). */
+  name: CatalogResource;
   path: `/public/v1/${string}`;
   scope: ReadScope;
   summary: string;

@@ -1,18 +1,21 @@
 import { createHash } from "node:crypto";
 
 // Conditional list answers (issue 15): the strong ETag of a list answer and the bounded cache of whole answer bodies
-// under it. A tag is derived from the organization, its catalog version (bumped in the same transaction as any change
-// a list shows), the endpoint and the canonical parsed query, so it changes exactly when the answer may: a polled
-// page is a 304 or a cache hit for the price of one version read.
+// under it. A tag is derived from the organization, its version of the resource listed (bumped in the same
+// transaction as any change that list shows, filters or counts, and by nothing else: migration 0011), the endpoint
+// and the canonical parsed query, so it changes exactly when the answer may: a polled page is a 304 or a cache hit
+// for the price of one version read, and a product created leaves the families' tags and cached pages as they were.
 
 // Bumped when a list answer's shape changes without a catalog change (a new field): old tags then match nothing.
 const TAG_SCHEMA = "1";
 
 // The strong entity tag of a list answer. The parsed query is canonical: defaults applied, keys sorted, one instant
-// in UTC, so `?perPage=20&page=1` and `?page=1` share a tag. The base URL is in it because media links are built
-// from it. Opaque (a hash): the global version sequence says nothing of other organizations' activity.
+// in UTC, so `?perPage=20&page=1` and `?page=1` share a tag. The base URL and the organization's slug are in it
+// because media links are built from them. Opaque (a hash): the global version sequence says nothing of other
+// organizations' activity.
 export function listTag(parts: {
   orgId: string;
+  orgSlug: string;
   version: string;
   path: string;
   query: unknown;
@@ -23,6 +26,7 @@ export function listTag(parts: {
       JSON.stringify([
         TAG_SCHEMA,
         parts.orgId,
+        parts.orgSlug,
         parts.version,
         parts.path,
         canonicalJson(parts.query),
@@ -66,8 +70,9 @@ export interface PageCacheStats {
 }
 
 // Whole list answer bodies under their tag, as the UTF-8 bytes sent (encoded once, not on every hit), bounded in
-// entries and in bytes. The oldest entries go first; a hit makes an entry the newest. A tag names one version of one organization's list, so
-// an entry is never stale: an organization's change moves its version, and its old tags are never asked again.
+// entries and in bytes. The oldest entries go first; a hit makes an entry the newest. A tag names one version of one
+// organization's list, so an entry is never stale: a change to what the list shows moves its version, and its old
+// tags are never asked again; a change to another list leaves the entry in use.
 export class PageCache {
   private readonly entries = new Map<string, Uint8Array<ArrayBuffer>>();
   private bytes = 0;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
+import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { QueryDef } from "@/lib/catalog/query";
 import type { Config } from "@/lib/config";
 import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
@@ -46,7 +47,7 @@ export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 const READ_METHODS = "GET, HEAD, OPTIONS";
 
 // Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
-// → (writes: content type → 415, size → 413, JSON → 400) → (lists: catalog version → ETag → 304 or page cache)
+// → (writes: content type → 415, size → 413, JSON → 400) → (lists: resource's version → ETag → 304 or page cache)
 // → handler.
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
@@ -55,8 +56,9 @@ export function withPublicApi<Q>(
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
-    /** A list: ETag from (organization, catalog version, path, parsed query), 304 on If-None-Match, page cache. */
-    conditional?: boolean;
+    /** A list of this resource: ETag from (organization, the resource's version, path, parsed query), 304 on
+     * If-None-Match, page cache. */
+    conditional?: CatalogResource;
   },
 ): (request: Request) => Promise<Response> {
   return async (request) => {
@@ -97,11 +99,12 @@ export function withPublicApi<Q>(
           body: input,
         });
       if (opts.conditional) {
-        // A list: its ETag from the catalog version (one read, shared with the requests of the same moment), then a
-        // 304, the page cache or the handler.
+        // A list: its ETag from the organization's version of the resource listed (one read, shared with the requests
+        // of the same moment), then a 304, the page cache or the handler.
         const tag = listTag({
           orgId: key.orgId,
-          version: await catalog.versions.read(catalog.db, key.orgId),
+          orgSlug: key.orgSlug,
+          version: await catalog.versions.read(catalog.db, key.orgId, opts.conditional),
           path: url.pathname,
           query,
           baseUrl: rt.config.baseUrl,
@@ -290,8 +293,13 @@ function readOnlyRoute(read: (request: Request) => Promise<Response>) {
 
 // The handlers of a list route: GET and HEAD through the pipeline (conditional: ETag, 304, page cache), OPTIONS
 // preflight, 405 for the rest.
-export function publicRoute<Q>(handler: ApiHandler<Q>, opts: { scope: Scope; query: QueryDef<Q> }) {
-  return readOnlyRoute(withPublicApi(handler, { ...opts, conditional: true }));
+export function publicRoute<Q>(
+  handler: ApiHandler<Q>,
+  opts: { name: CatalogResource; scope: Scope; query: QueryDef<Q> },
+) {
+  return readOnlyRoute(
+    withPublicApi(handler, { scope: opts.scope, query: opts.query, conditional: opts.name }),
+  );
 }
 
 // The handlers of a path that does not exist under /public/v1: 404 in the error shape for every method.

@@ -357,7 +357,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       expect(counted).toBe(1);
     });
 
-    it("does not reuse a shared count that saw another catalog version than the caller's page", async () => {
+    it("does not reuse a shared count that saw another version of products than the caller's page", async () => {
       const s = spy(db);
       const sql = "select count(*)::int as total from products p where p.org_id = $1 and p.category_id = $2";
       const params = [ORG, "cat_a"];
@@ -367,10 +367,10 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         countKey({ sql, params }),
         () => new Promise<Counted>((resolve) => (finish = resolve)),
       );
-      const [{ version }] = (await db.query<{ version: string }>(VERSION_SQL, [ORG])) as [
+      const [{ version }] = (await db.query<{ version: string }>(VERSION_SQL, [ORG, "products"])) as [
         { version: string },
       ];
-      const pending = exactTotalAt(ctxOf(s), { sql, params }, version);
+      const pending = exactTotalAt(ctxOf(s), "products", { sql, params }, version);
       finish({ total: 99_999, version: "an older version" });
       const got = await pending;
       expect(got).toEqual({ total: await trueCount(db, "p.category_id = 'cat_a'"), version });

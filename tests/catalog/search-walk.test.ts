@@ -192,31 +192,31 @@ describe("searchWalks", () => {
     const { db } = handle();
     remember(db, all, 1_000_000);
     remember(db, search, 55_000);
-    expect(searchWalks(db, search, all, 20)).toBe(true); // ~364 rows
-    expect(searchWalks(db, search, all, 500)).toBe(true); // ~9,091 rows
-    expect(searchWalks(db, search, all, 600)).toBe(false); // ~10,909 rows
+    expect(searchWalks(db, "products", search, all, 20)).toBe(true); // ~364 rows
+    expect(searchWalks(db, "products", search, all, 500)).toBe(true); // ~9,091 rows
+    expect(searchWalks(db, "products", search, all, 600)).toBe(false); // ~10,909 rows
     remember(db, search, 1_000);
-    expect(searchWalks(db, search, all, 20)).toBe(false); // 20,000 rows
+    expect(searchWalks(db, "products", search, all, 20)).toBe(false); // 20,000 rows
     remember(db, search, (20 * 1_000_000) / SEARCH_WALK_MAX_ROWS);
-    expect(searchWalks(db, search, all, 20)).toBe(true); // exactly the bound
+    expect(searchWalks(db, "products", search, all, 20)).toBe(true); // exactly the bound
   });
 
   it("does not walk for a word that nothing holds or whose total is not known yet", () => {
     const { db, calls } = handle();
     remember(db, all, 1_000);
-    expect(searchWalks(db, search, all, 20)).toBe(false);
+    expect(searchWalks(db, "products", search, all, 20)).toBe(false);
     remember(db, search, 0);
-    expect(searchWalks(db, search, all, 20)).toBe(false);
+    expect(searchWalks(db, "products", search, all, 20)).toBe(false);
     expect(calls).toEqual([]);
   });
 
   it("counts the unfiltered list in the background when its total is not known, then uses it", async () => {
     const { db, calls } = handle();
     remember(db, search, 900_000);
-    expect(searchWalks(db, search, all, 20)).toBe(false);
+    expect(searchWalks(db, "products", search, all, 20)).toBe(false);
     await new Promise((r) => setTimeout(r, 0));
     expect(calls).toHaveLength(1);
     expect(calls[0]).toContain(all.sql);
-    expect(searchWalks(db, search, all, 20)).toBe(true);
+    expect(searchWalks(db, "products", search, all, 20)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // Shared catalog version reads (lib/catalog/count-cache.ts, VersionReads), one function isolated on a stand-in
 // database whose statements answer when the test says, with the version of the moment they were sent (a snapshot):
-// concurrent requests share reads, and a request never gets a read sent before it asked.
+// concurrent requests of one (organization, resource) share reads, and a request never gets a read sent before it
+// asked.
 import { describe, expect, it } from "vitest";
 import type { Queryable } from "@/db/client";
 import { VersionReads } from "@/lib/catalog/count-cache";
@@ -28,7 +29,7 @@ describe("VersionReads", () => {
   it("sends a lone request's read at once", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const a = reads.read(db, "org_a");
+    const a = reads.read(db, "org_a", "products");
     expect(state.sent).toHaveLength(1);
     state.sent[0]!.answer();
     await expect(a).resolves.toBe("1");
@@ -38,10 +39,10 @@ describe("VersionReads", () => {
   it("gives the requests that arrive during a read the next read, sent after it, one for all", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const first = reads.read(db, "org_a");
+    const first = reads.read(db, "org_a", "products");
     // The catalog changes after the first read was sent; a client that made the change then lists it.
     state.version = 2;
-    const later = Array.from({ length: 10 }, () => reads.read(db, "org_a"));
+    const later = Array.from({ length: 10 }, () => reads.read(db, "org_a", "products"));
     expect(state.sent).toHaveLength(1); // nobody joined the read in flight, nothing sent yet
     state.sent[0]!.answer();
     await expect(first).resolves.toBe("1");
@@ -56,25 +57,42 @@ describe("VersionReads", () => {
   it("keeps organizations apart", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const a = reads.read(db, "org_a");
-    const b = reads.read(db, "org_b");
+    const a = reads.read(db, "org_a", "products");
+    const b = reads.read(db, "org_b", "products");
     expect(state.sent).toHaveLength(2);
     for (const s of state.sent) s.answer();
     await expect(Promise.all([a, b])).resolves.toEqual(["1", "1"]);
   });
 
+  it("keeps the resources of an organization apart: a read of products serves no request for families", async () => {
+    const { db, state } = standIn();
+    const reads = new VersionReads();
+    const products = reads.read(db, "org_a", "products");
+    const families = reads.read(db, "org_a", "families");
+    expect(state.sent).toHaveLength(2); // neither waits for the other's read
+    const again = reads.read(db, "org_a", "products");
+    expect(state.sent).toHaveLength(2); // the next read of products, after the one in flight
+    for (const s of state.sent) s.answer();
+    await expect(Promise.all([products, families])).resolves.toEqual(["1", "1"]);
+    await settle();
+    expect(state.sent).toHaveLength(3);
+    state.sent[2]!.answer();
+    await expect(again).resolves.toBe("1");
+    expect(reads.size).toBe(0);
+  });
+
   it("fails the requests of a failed read only, and reads again for the next ones", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const first = reads.read(db, "org_a");
-    const second = reads.read(db, "org_a");
+    const first = reads.read(db, "org_a", "products");
+    const second = reads.read(db, "org_a", "products");
     state.sent[0]!.fail();
     await expect(first).rejects.toThrow("statement timeout");
     await settle();
     state.sent[1]!.fail();
     await expect(second).rejects.toThrow("statement timeout");
     expect(reads.size).toBe(0);
-    const third = reads.read(db, "org_a");
+    const third = reads.read(db, "org_a", "products");
     state.sent[2]!.answer();
     await expect(third).resolves.toBe("1");
   });

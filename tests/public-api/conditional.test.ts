@@ -113,7 +113,7 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
       });
       expect(res.status).toBe(304);
       expect(statements).toHaveLength(1);
-      expect(statements[0]).toMatch(/catalog_versions/);
+      expect(statements[0]).toMatch(/catalog_resource_versions/);
       // The same page without the tag: served whole from the page cache, for the same one statement.
       statements.length = 0;
       const again = await get("/public/v1/products?q=chaise&perPage=7");
@@ -262,6 +262,168 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
       expect(res.body.code).toBe("PUBLIC_API_INVALID_QUERY");
       expect(res.body.message).toContain("« updatedSince »");
       expect(res.headers.get("etag")).toBeNull();
+    });
+  });
+
+  // Issue 21, row 11: each list's tag follows the version of what that list shows (migration 0011), so a write
+  // moves the tags of the lists that show it, and leaves the others' tags and page-cache entries in use.
+  describe("a version per resource", () => {
+    let lists: Record<string, string>;
+    beforeAll(async () => {
+      const org = w.f.acme.orgId;
+      const { channel_id } = await w.one<{ channel_id: string }>(
+        `select pv.channel_id from product_values pv join attributes a on a.id = pv.attribute_id
+          where pv.org_id = $1 and a.code = 'name' and pv.channel_id is not null limit 1`,
+        [org],
+      );
+      lists = {
+        products: "/public/v1/products",
+        "products of an empty filter": "/public/v1/products?familyId=fam_none",
+        "products in a channel": `/public/v1/products?channelId=${channel_id}&perPage=100`,
+        families: "/public/v1/families",
+        attributes: "/public/v1/attributes",
+        "attributes of a family": `/public/v1/attributes?familyId=${w.familyId}&perPage=100`,
+        categories: "/public/v1/categories",
+        media: "/public/v1/media",
+        "orphan media": "/public/v1/media?orphansOnly=true&perPage=100",
+      };
+    });
+    const PRODUCT_LISTS = ["products", "products of an empty filter", "products in a channel"];
+
+    // Reads every list, makes the change, reads them again: the lists in `moved` answer a 200 with a new tag to
+    // their old one; every other list answers 304 to its old tag and serves its page from the cache.
+    async function expectMoves(change: () => Promise<unknown>, moved: string[]): Promise<void> {
+      const before: Record<string, string> = {};
+      for (const [name, path] of Object.entries(lists)) {
+        const res = await get(path);
+        expect(res.status, name).toBe(200);
+        before[name] = tagOf(res);
+      }
+      await change();
+      const seen: string[] = [];
+      for (const [name, path] of Object.entries(lists)) {
+        const res = await get(path, acme(), { "if-none-match": before[name]! });
+        if (res.status === 200) {
+          expect(tagOf(res), name).not.toBe(before[name]);
+          seen.push(name);
+        } else {
+          expect(res.status, name).toBe(304);
+          const again = await get(path);
+          expect(tagOf(again), name).toBe(before[name]);
+          expect(again.headers.get("server-timing"), name).toBe("page-cache;desc=hit");
+        }
+      }
+      expect(seen.sort()).toEqual([...moved].sort());
+    }
+
+    const productSql = (identifier: string) =>
+      q(
+        `insert into products (id, org_id, identifier, label, family_id, category_id)
+         values ($1, $2, $3, 'Produit SQL', $4, $5)`,
+        [`prd_rv_${identifier}`, w.f.acme.orgId, identifier, w.familyId, w.categoryId],
+      );
+
+    it("a product created through the write preview moves the products' tags only", async () => {
+      await expectMoves(async () => {
+        expect((await postProduct(w.writer, w.body())).status).toBe(201);
+      }, PRODUCT_LISTS);
+    });
+
+    it("a product inserted, updated and deleted with plain SQL moves the products' tags only", async () => {
+      const sku = w.sku();
+      await expectMoves(() => productSql(sku), PRODUCT_LISTS);
+      await expectMoves(
+        () =>
+          q("update products set label = 'Renommé en SQL', updated_at = now() where identifier = $1", [sku]),
+        PRODUCT_LISTS,
+      );
+      await expectMoves(() => q("delete from products where identifier = $1", [sku]), PRODUCT_LISTS);
+    });
+
+    it("a family's label moves the families' and the products' tags (product items show it)", async () => {
+      await expectMoves(
+        () =>
+          q("update families set label = label || ' (bis)', updated_at = now() where id = $1", [w.familyId]),
+        ["families", ...PRODUCT_LISTS],
+      );
+    });
+
+    it("a family–attribute link moves the attributes' tags (the familyId filter)", async () => {
+      await expectMoves(
+        () =>
+          q(
+            `insert into family_attributes (org_id, family_id, attribute_id)
+             select $1, $2, id from attributes where org_id = $1 and code = $3`,
+            [w.f.acme.orgId, w.familyId, w.outsider],
+          ),
+        ["attributes", "attributes of a family"],
+      );
+    });
+
+    it("a link to an orphan media moves the media's tags (orphansOnly)", async () => {
+      const [m] = (await q(
+        "select id from media where org_id = $1 and is_public and link_count = 0 order by id limit 1",
+        [w.f.acme.orgId],
+      )) as { id: string }[];
+      const [p] = (await q("select id from products where org_id = $1 order by id limit 1", [
+        w.f.acme.orgId,
+      ])) as {
+        id: string;
+      }[];
+      await expectMoves(
+        () =>
+          q("insert into media_links (org_id, media_id, product_id) values ($1, $2, $3)", [
+            w.f.acme.orgId,
+            m!.id,
+            p!.id,
+          ]),
+        ["media", "orphan media"],
+      );
+    });
+
+    it("a category's label moves the categories' and the products' tags; its move under another, categories' only", async () => {
+      const [c] = (await q(
+        `select c.id, (select o.id from categories o where o.org_id = c.org_id and o.id <> c.id
+                         and o.parent_id is distinct from c.id order by o.id limit 1) as parent
+           from categories c where c.org_id = $1 and c.id = $2`,
+        [w.f.acme.orgId, w.categoryId],
+      )) as { id: string; parent: string }[];
+      await expectMoves(
+        () => q("update categories set label = label || ' (bis)', updated_at = now() where id = $1", [c!.id]),
+        ["categories", ...PRODUCT_LISTS],
+      );
+      await expectMoves(
+        () => q("update categories set parent_id = $2, updated_at = now() where id = $1", [c!.id, c!.parent]),
+        ["categories"],
+      );
+    });
+
+    it("a product's name in a channel moves the products' tags only", async () => {
+      await expectMoves(
+        () =>
+          q(
+            `update product_values set value = to_jsonb('Nom modifié dans le canal'::text)
+              where org_id = $1 and channel_id is not null
+                and attribute_id = (select id from attributes where org_id = $1 and code = 'name')
+                and product_id = (select product_id from product_values v where v.org_id = $1
+                                    and v.channel_id is not null and v.attribute_id = product_values.attribute_id
+                                  order by product_id limit 1)`,
+            [w.f.acme.orgId],
+          ),
+        PRODUCT_LISTS,
+      );
+    });
+
+    it("another organization's writes move none of this one's tags", async () => {
+      const other = w.f.globex.orgId;
+      await expectMoves(async () => {
+        await q("update products set label = label || ' x', updated_at = now() where org_id = $1", [other]);
+        await q("update families set label = label || ' x' where org_id = $1", [other]);
+        await q("update categories set label = label || ' x' where org_id = $1", [other]);
+        await q("update attributes set label = label || ' x' where org_id = $1", [other]);
+        await q("update media set original_name = original_name || ' x' where org_id = $1", [other]);
+        await q("delete from family_attributes where org_id = $1", [other]);
+      }, []);
     });
   });
 

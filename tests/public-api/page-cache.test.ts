@@ -39,7 +39,13 @@ describe("PageCache", () => {
 });
 
 describe("tags", () => {
-  const parts = { orgId: "org_1", version: "42", path: "/public/v1/products", baseUrl: "http://x" };
+  const parts = {
+    orgId: "org_1",
+    orgSlug: "acme",
+    version: "42",
+    path: "/public/v1/products",
+    baseUrl: "http://x",
+  };
   it("one tag for one canonical query; another for any other part", () => {
     const t = listTag({
       ...parts,
@@ -53,6 +59,7 @@ describe("tags", () => {
     for (const other of [
       { ...parts, version: "43" },
       { ...parts, orgId: "org_2" },
+      { ...parts, orgSlug: "acme-renamed" },
       { ...parts, path: "/public/v1/families" },
       { ...parts, baseUrl: "http://y" },
     ])
