@@ -17,18 +17,18 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
     else document.documentElement.dataset.theme = next;
     document.cookie = `theme=${next}; path=/; max-age=31536000; samesite=lax`;
   }
+  const label = theme === "system" ? "Auto" : theme === "light" ? "Light" : "Dark";
   return (
     <button
       type="button"
       className="theme-toggle"
       onClick={change}
-      aria-label={`Theme: ${theme}. Switch to ${NEXT[theme]}`}
+      // Holds the visible label (WCAG 2.5.3 Label in Name; axe's label-content-name-mismatch).
+      aria-label={`Theme: ${label}. Switch to ${NEXT[theme]}`}
       title={`Theme: ${theme}`}
     >
       <span aria-hidden="true">{theme === "dark" ? "☾" : theme === "light" ? "☀" : "◐"}</span>
-      <span className="theme-toggle-label">
-        {theme === "system" ? "Auto" : theme === "light" ? "Light" : "Dark"}
-      </span>
+      <span className="theme-toggle-label">{label}</span>
     </button>
   );
 }
