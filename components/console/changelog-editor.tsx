@@ -47,13 +47,14 @@ function readForm(form: HTMLFormElement): Draft {
 // The entry the preview shows: the saved one (its slug and status) with the values being typed.
 function previewOf(entry: ChangelogEntry | null, draft: Draft): ChangelogEntry {
   // A new entry has no slug yet; "new-entry" keeps its anchor ids apart from the page's own. An entry cannot be saved
-  // without a title: until one is typed, the preview's says so (and its anchor link has a name).
+  // without a title: until one is typed, the preview names it "Unnamed entry" (so its anchor link has a name; no
+  // "title" in it, which getByLabel("Title") would find too).
   return {
     id: entry?.id ?? "",
     slug: entry?.slug ?? "new-entry",
     status: entry?.status ?? "draft",
     ...draft,
-    title: draft.title.trim() || "Untitled entry",
+    title: draft.title.trim() || "Unnamed entry",
   };
 }
 
