@@ -125,6 +125,8 @@ async function expectFeed(page: Page, url: string, title: string, present: boole
 test("the product team writes an entry full of script injections: preview, publish, feeds, unpublish, all inert", async ({
   page,
 }) => {
+  // Many steps, each state checked with axe (at two widths for most) on a shared machine.
+  test.setTimeout(180_000);
   await signIn(page, "team@catalog.example", /\/console\/changelog$/);
   await expect(
     page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Changelog" }),
@@ -136,8 +138,9 @@ test("the product team writes an entry full of script injections: preview, publi
   await page.getByRole("link", { name: "New entry" }).click();
   await expect(page).toHaveURL(/\/console\/changelog\/new$/);
   await expectAxeCleanAtWidths(page, "the new-entry page");
-  await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Type").selectOption("Security");
+  // exact: the live preview beside the form is an article named by the title being typed ("Media type filter …").
+  await page.getByLabel("Title", { exact: true }).fill(title);
+  await page.getByLabel("Type", { exact: true }).selectOption("Security");
   await page.getByLabel("/public/v1/media").check();
   await page.getByLabel("Body (markdown)").fill(BODY);
   await page.getByRole("button", { name: "Create draft" }).click();
@@ -245,6 +248,8 @@ Replace the old calls: see [the old guide](javascript:alert(1)) and [the errors]
 test("the preview follows what is typed, as /changelog renders it; unsaved edits are not lost without a warning", async ({
   page,
 }) => {
+  // Many steps, each state checked with axe (at two widths for most) on a shared machine.
+  test.setTimeout(180_000);
   const dialogs: string[] = [];
   // Each dialog is recorded; `answer` says whether the next one is accepted.
   let answer: "accept" | "dismiss" = "dismiss";
@@ -260,7 +265,7 @@ test("the preview follows what is typed, as /changelog renders it; unsaved edits
   const preview = page.locator(".changelog-preview article.changelog-entry");
   await expect(preview).toBeVisible();
   const title = `Live preview ${Date.now()}`;
-  await page.getByLabel("Title").click();
+  await page.getByLabel("Title", { exact: true }).click();
   await page.keyboard.type(title);
   await expect(preview.getByRole("heading", { level: 3 })).toHaveText(title);
   await page.getByLabel("Body (markdown)").fill(LIVE_BODY);
@@ -279,7 +284,7 @@ test("the preview follows what is typed, as /changelog renders it; unsaved edits
   await page.getByRole("link", { name: "← Changelog" }).click();
   await expect.poll(() => dialogs).toEqual(["confirm: Leave this page? Your unsaved changes will be lost."]);
   await expect(page).toHaveURL(/\/console\/changelog\/new$/);
-  await expect(page.getByLabel("Title")).toHaveValue(title);
+  await expect(page.getByLabel("Title", { exact: true })).toHaveValue(title);
 
   // Saved: no question any more.
   await page.getByRole("button", { name: "Create draft" }).click();
@@ -291,7 +296,7 @@ test("the preview follows what is typed, as /changelog renders it; unsaved edits
   await expectAxeCleanAtWidths(page, "the editor with a wide table and code in the preview");
 
   // The editor's preview follows the typing too, before any save.
-  await page.getByLabel("Title").click();
+  await page.getByLabel("Title", { exact: true }).click();
   await page.keyboard.press("End");
   await page.keyboard.type(" (edited)");
   await expect(editorPreview.getByRole("heading", { level: 3 })).toHaveText(`${title} (edited)`);
@@ -307,11 +312,11 @@ test("the preview follows what is typed, as /changelog renders it; unsaved edits
   expect(dialogs[1]).toMatch(/^beforeunload: /);
   // Accepted: the edits are gone, the saved entry unchanged.
   await page.goto(editorUrl);
-  await expect(page.getByLabel("Title")).toHaveValue(title);
+  await expect(page.getByLabel("Title", { exact: true })).toHaveValue(title);
   await expect(page.locator(".changelog-preview")).toContainText("Migration");
 
   // Saved edits: a link leaves without a question.
-  await page.getByLabel("Title").fill(`${title} saved`);
+  await page.getByLabel("Title", { exact: true }).fill(`${title} saved`);
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
   await page.getByRole("link", { name: "← Changelog" }).click();

@@ -57,6 +57,8 @@ test("an acme owner creates, uses, rolls and revokes a key; the audit log shows 
   page,
   request,
 }) => {
+  // Many steps, each state checked with axe (at two widths for most) on a shared machine.
+  test.setTimeout(180_000);
   await page.goto("/console/sign-in");
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
   await shoot(page, "sign-in");
@@ -88,6 +90,10 @@ test("an acme owner creates, uses, rolls and revokes a key; the audit log shows 
   await expect(shown).toHaveText(/^pca_[0-9A-Za-z]{36}$/);
   const first = (await shown.textContent())!;
   await shoot(page, "keys-new-key");
+  // No blank band above the panel's title: none of the page's section rule and space above an h2.
+  const panelTitle = page.locator("section.new-key h2");
+  await expect(panelTitle).toHaveCSS("margin-top", "0px");
+  await expect(panelTitle).toHaveCSS("border-top-width", "0px");
   await expectAxeCleanAtWidths(page, "the keys page with the new key");
 
   expect(await status(request, first, "products")).toBe(200);
@@ -284,6 +290,8 @@ test("keyboard only: an owner creates, rolls and revokes a key, the focus where 
 test("the create form: errors next to their fields in words, a true scope help text; Try it on a readable endpoint", async ({
   page,
 }) => {
+  // Many steps, each state checked with axe (at two widths for most) on a shared machine.
+  test.setTimeout(180_000);
   await signIn(page, "owner@acme.example");
   await expect(page).toHaveURL(/\/console\/acme\/keys/);
   const help = page.locator("fieldset .help");
