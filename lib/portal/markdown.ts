@@ -71,21 +71,6 @@ function absolute(html: string, absoluteBase: string | undefined): string {
   return absoluteBase ? html.replace(/(href|src)="\/(?!\/)/g, `$1="${escapeHtml(absoluteBase)}/`) : html;
 }
 
-// The level of a changelog entry's title wherever an entry is shown (ChangelogEntryView's <h3>: under the page's
-// <h2> sections "Released" and "Roadmap", and under the editor preview's <h2>).
-export const CHANGELOG_TITLE_LEVEL = 3;
-
-// Moves the headings of a body below `level`, keeping their order: the body's highest heading becomes level + 1
-// ("#" or "##" alike, as authors use either), the next ones follow, none deeper than h6.
-function nestHeadings(tokens: Token[], level: number): void {
-  const headings: Tokens.Heading[] = [];
-  marked.walkTokens(tokens, (t) => {
-    if (t.type === "heading") headings.push(t as Tokens.Heading);
-  });
-  const top = Math.min(...headings.map((h) => h.depth));
-  for (const h of headings) h.depth = Math.min(6, level + 1 + h.depth - top);
-}
-
 // The plain text of markdown (for search and feed summaries).
 export function markdownToText(source: string): string {
   return source
@@ -169,6 +154,21 @@ const CHANGELOG_HTML: sanitizeHtml.IOptions & { allowedEmptyAttributes: string[]
   // markdown comes out byte for byte as renderMarkdown wrote it.
   textFilter: (text) => text.replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
 };
+
+// The level of a changelog entry's title wherever an entry is shown (ChangelogEntryView's <h3>: under the page's
+// <h2> sections "Released" and "Roadmap", and under the editor preview's <h2>).
+export const CHANGELOG_TITLE_LEVEL = 3;
+
+// Moves the headings of a body below `level`, keeping their order: the body's highest heading becomes level + 1
+// ("#" or "##" alike, as authors use either), the next ones follow, none deeper than h6.
+function nestHeadings(tokens: Token[], level: number): void {
+  const headings: Tokens.Heading[] = [];
+  marked.walkTokens(tokens, (t) => {
+    if (t.type === "heading") headings.push(t as Tokens.Heading);
+  });
+  const top = Math.min(...headings.map((h) => h.depth));
+  for (const h of headings) h.depth = Math.min(6, level + 1 + h.depth - top);
+}
 
 // The HTML of a changelog entry's body, inert whatever its author typed: the portal's markdown (raw HTML escaped,
 // a link with a refused URL left as its text), its headings nested under the entry's title, then an allow-list
