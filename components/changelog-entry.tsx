@@ -1,4 +1,6 @@
-import { renderChangelogBody, type ChangelogEntry } from "@/lib/portal/changelog";
+// Pure (no server-only import): the console editor's live preview renders it in the browser.
+import type { ChangelogEntry } from "@/lib/portal/changelog";
+import { renderChangelogBody } from "@/lib/portal/markdown";
 
 // "2026-06-07" → "7 June 2026" (UTC, the same on every server).
 export function formatChangelogDay(day: string): string {
@@ -11,7 +13,8 @@ export function formatChangelogDay(day: string): string {
 }
 
 // One changelog entry exactly as /changelog shows it: date (or "Planned"), type, breaking, title with its anchor,
-// endpoints, and the body through renderChangelogBody. The console editor's preview renders this same component.
+// endpoints, and the body through renderChangelogBody (its headings nested under this h3, CHANGELOG_TITLE_LEVEL). The
+// console editor's live preview renders this same component, in the browser, with what is being typed.
 export function ChangelogEntryView({ e }: { e: ChangelogEntry }) {
   return (
     <article className="changelog-entry" id={e.slug} aria-labelledby={`${e.slug}-title`}>

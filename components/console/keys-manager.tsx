@@ -1,16 +1,21 @@
 "use client";
 // The keys page's interactive part: the list of keys and, for owners and admins, the create form (every read scope
-// checked by default, each deselectable, at least one; products:write offered unchecked under the write preview), the new key shown once (copy, "Try it"), roll with a grace
-// period and revoke with a confirmation. Changes go to /api/console with the page's CSRF token; the server checks
-// the role again.
+// checked by default, each deselectable, at least one; products:write offered unchecked under the write preview), the
+// new key shown once (copy, "Try it"), roll with a grace period and revoke, each in a modal dialog. Changes go to
+// /api/console with the page's CSRF token; the server checks the role again.
+// Keyboard and screen readers: after create and roll the focus moves to the new key's panel and a status line
+// announces it; a dialog closes on Escape and gives the focus back to its button; after revoke the focus is on the
+// key's row; an invalid field gets its message next to it, in words, and the focus.
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { KEY_STORAGE } from "@/components/try-it/key-field";
 import type { ScopeChoice } from "@/lib/console/keys";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/keys/store";
+import { splitFieldError, type FieldError } from "./field-error";
 import { formatTime } from "./format";
 import { ScopeChoices } from "./scope-choices";
+import { TableRegion } from "./table-region";
 import { useConsolePost } from "./use-console-post";
 
 interface Props {
@@ -23,7 +28,18 @@ interface Props {
   graceOptions: Array<{ seconds: number; label: string }>;
 }
 
-type Pending = { keyId: string; action: "roll" | "revoke" } | null;
+type Pending = { key: ApiKeySummary; action: "roll" | "revoke" } | null;
+
+// Where the focus goes once the page has rendered what an action changed.
+type FocusTarget = { to: "panel" } | { to: "row"; keyId: string } | { to: "id"; id: string } | null;
+
+// The create form's fields, by the code the server names them with.
+const CREATE_FIELDS = ["name", "scopes", "expiresAt"] as const;
+const FIELD_INPUT: Record<(typeof CREATE_FIELDS)[number], string> = {
+  name: "key-name",
+  scopes: "key-scope-0",
+  expiresAt: "key-expiry",
+};
 
 // A key's scopes as the list shows them: "all read scopes" (plus any other) when it holds every default one.
 function scopesLabel(held: string[], defaults: string[]): string {
@@ -31,70 +47,130 @@ function scopesLabel(held: string[], defaults: string[]): string {
   return ["all read scopes", ...held.filter((s) => !defaults.includes(s))].join(", ");
 }
 
+// The reference page a new key is tried on: the endpoint of its first read scope (products when it has none).
+export function tryItPath(scopes: readonly string[]): string {
+  const read = scopes.find((s) => s.endsWith(":read"));
+  return `/reference/${encodeURIComponent(read ? read.slice(0, -":read".length) : "products")}#try-it`;
+}
+
+const rowId = (keyId: string) => `key-row-${keyId}`;
+
 // The list and, for owners and admins, the controls.
 export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOptions }: Props) {
   const router = useRouter();
   const [created, setCreated] = useState<{ key: CreatedApiKey; rolled: boolean } | null>(null);
-  const { post: send, error, setError, busy } = useConsolePost(csrfToken);
+  const createPost = useConsolePost(csrfToken);
+  const keyPost = useConsolePost(csrfToken);
   const [pending, setPending] = useState<Pending>(null);
+  const [clientError, setClientError] = useState<FieldError | null>(null);
+  // A new form (its fields back to their defaults) after each key created.
+  const [formVersion, setFormVersion] = useState(0);
+  const [announcement, setAnnouncement] = useState("");
+  const [focus, setFocus] = useState<FocusTarget>(null);
+  const panelRef = useRef<HTMLElement>(null);
   const base = `/api/console/orgs/${encodeURIComponent(org)}/keys`;
   const defaultScopes = scopes.filter((s) => s.checked).map((s) => s.scope as string);
 
+  // Moves the focus once its target is on the page (a row appears when the list is refreshed).
+  useEffect(() => {
+    if (!focus) return;
+    const el =
+      focus.to === "panel"
+        ? panelRef.current
+        : document.getElementById(focus.to === "row" ? rowId(focus.keyId) : focus.id);
+    if (el) {
+      el.focus();
+      setFocus(null);
+    }
+  }, [focus, keys, created]);
+
+  // The create form's error: the client's own check, or the server's answer; next to its field, or above the button.
+  const formError: FieldError | null =
+    clientError ?? (createPost.error ? splitFieldError(createPost.error, CREATE_FIELDS) : null);
+  const invalidInput = formError?.field
+    ? FIELD_INPUT[formError.field as (typeof CREATE_FIELDS)[number]]
+    : null;
+  // The invalid field takes the focus (its label, value and message are read together).
+  useEffect(() => {
+    if (invalidInput) document.getElementById(invalidInput)?.focus();
+  }, [invalidInput, clientError, createPost.error]);
+
   async function create(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
+    setClientError(null);
     const form = new FormData(e.currentTarget);
     const chosen = form.getAll("scopes").map(String);
     if (chosen.length === 0) {
-      setError("Select at least one scope.");
+      setClientError({ field: "scopes", text: "Select at least one scope." });
       return;
     }
     const expiry = String(form.get("expiresOn") ?? "");
-    const key = await send<CreatedApiKey>(base, {
+    const key = await createPost.post<CreatedApiKey>(base, {
       name: String(form.get("name") ?? ""),
       scopes: chosen,
       // The end of the chosen day, UTC.
       expiresAt: expiry ? `${expiry}T23:59:59.999Z` : null,
     });
-    if (key) {
-      setCreated({ key, rolled: false });
-      (e.target as HTMLFormElement).reset();
-      router.refresh();
-    }
+    if (!key) return;
+    setCreated({ key, rolled: false });
+    setAnnouncement(`Key “${key.name}” created. Copy it now: it is shown only once.`);
+    setFormVersion((v) => v + 1);
+    setFocus({ to: "panel" });
+    router.refresh();
   }
 
-  async function roll(keyId: string, graceSeconds: number) {
-    const r = await send<{ key: CreatedApiKey }>(`${base}/${encodeURIComponent(keyId)}/roll`, {
+  async function roll(key: ApiKeySummary, graceSeconds: number) {
+    const r = await keyPost.post<{ key: CreatedApiKey }>(`${base}/${encodeURIComponent(key.id)}/roll`, {
       graceSeconds,
     });
-    if (r) {
-      setCreated({ key: r.key, rolled: true });
-      setPending(null);
-      router.refresh();
-    }
+    if (!r) return;
+    setCreated({ key: r.key, rolled: true });
+    setAnnouncement(`Key “${key.name}” rolled. Copy the new key now: it is shown only once.`);
+    setPending(null);
+    setFocus({ to: "panel" });
+    router.refresh();
   }
 
-  async function revoke(keyId: string) {
-    if (await send(`${base}/${encodeURIComponent(keyId)}/revoke`, {})) {
-      setPending(null);
-      router.refresh();
-    }
+  async function revoke(key: ApiKeySummary) {
+    if (!(await keyPost.post(`${base}/${encodeURIComponent(key.id)}/revoke`, {}))) return;
+    // The panel of a key that no longer works goes.
+    setCreated((c) => (c?.key.id === key.id ? null : c));
+    setAnnouncement(`Key “${key.name}” revoked: calls with it fail from now on.`);
+    setPending(null);
+    setFocus({ to: "row", keyId: key.id });
+    router.refresh();
   }
 
-  function tryIt(key: string) {
+  // A dialog closed (Escape, Cancel, or its action done): the focus back on its button unless the action moved it.
+  function closeDialog() {
+    if (!pending) return;
+    const { key, action } = pending;
+    setPending(null);
+    keyPost.setError(null);
+    setFocus((f) => f ?? { to: "id", id: `${action}-${key.id}` });
+  }
+
+  function done() {
+    if (!created) return;
+    const { key } = created;
+    setCreated(null);
+    setAnnouncement("");
+    setFocus({ to: "row", keyId: key.id });
+  }
+
+  function tryIt(key: CreatedApiKey) {
     // The try-it form reads the key from this tab's session storage: the key never goes into a URL.
-    sessionStorage.setItem(KEY_STORAGE, key);
-    router.push("/reference/products");
+    sessionStorage.setItem(KEY_STORAGE, key.key);
+    router.push(tryItPath(key.scopes));
   }
 
   return (
     <>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
       {created ? (
-        <section className="new-key" aria-labelledby="new-key-title">
+        <section className="new-key" aria-labelledby="new-key-title" ref={panelRef} tabIndex={-1}>
           <h2 id="new-key-title">{created.rolled ? "Key rolled: the new key" : "Your new key"}</h2>
           <p>
             Copy it now: it is shown only once. <strong>{created.key.name}</strong> ·{" "}
@@ -103,10 +179,10 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
           <code>{created.key.key}</code>
           <div className="row-actions">
             <CopyButton text={created.key.key} label="Copy key" />
-            <button type="button" className="secondary" onClick={() => tryIt(created.key.key)}>
+            <button type="button" className="secondary" onClick={() => tryIt(created.key)}>
               Try it
             </button>
-            <button type="button" className="secondary" onClick={() => setCreated(null)}>
+            <button type="button" className="secondary" onClick={done}>
               Done
             </button>
           </div>
@@ -116,19 +192,49 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
       {canManage ? (
         <section className="console-section" aria-labelledby="create-title">
           <h2 id="create-title">Create a key</h2>
-          <form className="console-form" onSubmit={create}>
-            <div className="field">
-              <label htmlFor="key-name">Name</label>
-              <input id="key-name" name="name" type="text" required maxLength={100} placeholder="ERP sync" />
-            </div>
-            <ScopeChoices choices={scopes} />
-            <div className="field">
-              <label htmlFor="key-expiry">Expires on (optional)</label>
-              <input id="key-expiry" name="expiresOn" type="date" />
-              <p className="help">The key stops working at the end of that day (UTC). Empty: no expiry.</p>
-            </div>
+          <form className="console-form" onSubmit={create} key={formVersion} noValidate>
+            <Field id="key-name" label="Name" error={formError?.field === "name" ? formError.text : null}>
+              {(describedBy, invalid) => (
+                <input
+                  id="key-name"
+                  name="name"
+                  type="text"
+                  required
+                  maxLength={100}
+                  placeholder="ERP sync"
+                  aria-describedby={describedBy}
+                  aria-invalid={invalid || undefined}
+                />
+              )}
+            </Field>
+            <ScopeChoices
+              choices={scopes}
+              idPrefix="key-scope"
+              error={formError?.field === "scopes" ? formError.text : null}
+            />
+            <Field
+              id="key-expiry"
+              label="Expires on (optional)"
+              help="The key stops working at the end of that day (UTC). Empty: no expiry."
+              error={formError?.field === "expiresAt" ? formError.text : null}
+            >
+              {(describedBy, invalid) => (
+                <input
+                  id="key-expiry"
+                  name="expiresOn"
+                  type="date"
+                  aria-describedby={describedBy}
+                  aria-invalid={invalid || undefined}
+                />
+              )}
+            </Field>
+            {formError && !formError.field ? (
+              <p className="error-text" role="alert">
+                {formError.text}
+              </p>
+            ) : null}
             <div className="actions">
-              <button type="submit" className="primary" disabled={busy}>
+              <button type="submit" className="primary" disabled={createPost.busy}>
                 Create key
               </button>
             </div>
@@ -141,122 +247,220 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
         {keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                {canManage ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{k.name}</td>
-                  <td>{scopesLabel(k.scopes, defaultScopes)}</td>
-                  <td>{formatTime(k.createdAt)}</td>
-                  <td>{formatTime(k.expiresAt, "never")}</td>
-                  <td>{formatTime(k.lastUsedAt, "never")}</td>
-                  <td>
-                    <span className={`key-status ${k.status}`}>{k.status}</span>
-                    {k.rolledTo && k.status === "active" ? (
-                      <p className="help">rolled: works until expiry</p>
-                    ) : null}
-                  </td>
-                  {canManage ? (
-                    <td>
-                      {k.status === "revoked" ? null : (
-                        <KeyActions
-                          keyId={k.id}
-                          name={k.name}
-                          canRoll={k.status === "active" && !k.rolledTo}
-                          pending={pending?.keyId === k.id ? pending.action : null}
-                          busy={busy}
-                          graceOptions={graceOptions}
-                          onAsk={(action) => setPending({ keyId: k.id, action })}
-                          onCancel={() => setPending(null)}
-                          onRoll={(grace) => roll(k.id, grace)}
-                          onRevoke={() => revoke(k.id)}
-                        />
-                      )}
-                    </td>
-                  ) : null}
+          <TableRegion label="Keys">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  {canManage ? <th scope="col">Actions</th> : null}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr key={k.id} id={rowId(k.id)} tabIndex={-1}>
+                    <td>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td>{k.name}</td>
+                    <td>{scopesLabel(k.scopes, defaultScopes)}</td>
+                    <td>{formatTime(k.createdAt)}</td>
+                    <td>{formatTime(k.expiresAt, "never")}</td>
+                    <td>{formatTime(k.lastUsedAt, "never")}</td>
+                    <td>
+                      <span className={`key-status ${k.status}`}>{k.status}</span>
+                      {k.rolledTo && k.status === "active" ? (
+                        <p className="help">rolled: works until expiry</p>
+                      ) : null}
+                    </td>
+                    {canManage ? (
+                      <td>
+                        {k.status === "revoked" ? null : (
+                          <div className="row-actions">
+                            {k.status === "active" && !k.rolledTo ? (
+                              <button
+                                type="button"
+                                id={`roll-${k.id}`}
+                                className="secondary"
+                                onClick={() => setPending({ key: k, action: "roll" })}
+                              >
+                                Roll…
+                              </button>
+                            ) : null}
+                            <button
+                              type="button"
+                              id={`revoke-${k.id}`}
+                              className="secondary danger"
+                              onClick={() => setPending({ key: k, action: "revoke" })}
+                            >
+                              Revoke…
+                            </button>
+                          </div>
+                        )}
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableRegion>
         )}
       </section>
+
+      {canManage ? (
+        <>
+          <RollDialog
+            pending={pending?.action === "roll" ? pending.key : null}
+            graceOptions={graceOptions}
+            busy={keyPost.busy}
+            error={keyPost.error}
+            onRoll={roll}
+            onClose={closeDialog}
+          />
+          <KeyDialog
+            open={pending?.action === "revoke"}
+            title={pending ? `Revoke “${pending.key.name}”?` : ""}
+            onClose={closeDialog}
+            error={keyPost.error}
+            initialFocus="cancel"
+          >
+            <p>Calls with this key fail at once; this cannot be undone.</p>
+            <div className="row-actions">
+              <button
+                type="button"
+                className="secondary danger"
+                disabled={keyPost.busy}
+                onClick={() => pending && revoke(pending.key)}
+              >
+                Revoke
+              </button>
+              <button type="button" className="secondary" data-dialog="cancel" onClick={closeDialog}>
+                Cancel
+              </button>
+            </div>
+          </KeyDialog>
+        </>
+      ) : null}
     </>
   );
 }
 
-// Roll and revoke for one key, each behind a confirmation (roll asks for the old key's grace period).
-function KeyActions(props: {
-  keyId: string;
-  name: string;
-  canRoll: boolean;
-  pending: "roll" | "revoke" | null;
-  busy: boolean;
+// One field of the create form: its label, the input, its help text and its error (next to it, linked to it).
+function Field(props: {
+  id: string;
+  label: string;
+  help?: string;
+  error: string | null;
+  children: (describedBy: string | undefined, invalid: boolean) => ReactNode;
+}) {
+  const ids = [props.error ? `${props.id}-error` : null, props.help ? `${props.id}-help` : null].filter(
+    Boolean,
+  );
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      {props.children(ids.length ? ids.join(" ") : undefined, Boolean(props.error))}
+      {props.error ? (
+        <p id={`${props.id}-error`} className="field-error">
+          {props.error}
+        </p>
+      ) : null}
+      {props.help ? (
+        <p id={`${props.id}-help`} className="help">
+          {props.help}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+// Roll: the old key's grace period, then "Roll".
+function RollDialog(props: {
+  pending: ApiKeySummary | null;
   graceOptions: Array<{ seconds: number; label: string }>;
-  onAsk: (action: "roll" | "revoke") => void;
-  onCancel: () => void;
-  onRoll: (graceSeconds: number) => void;
-  onRevoke: () => void;
+  busy: boolean;
+  error: string | null;
+  onRoll: (key: ApiKeySummary, graceSeconds: number) => void;
+  onClose: () => void;
 }) {
   const [grace, setGrace] = useState(props.graceOptions[0]?.seconds ?? 86_400);
-  if (props.pending === "revoke") {
-    return (
-      <div className="confirm" role="group" aria-label={`Revoke ${props.name}`}>
-        <span>Revoke “{props.name}”? Calls with it fail at once; this cannot be undone.</span>
-        <button type="button" className="secondary danger" disabled={props.busy} onClick={props.onRevoke}>
-          Revoke
-        </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
-    );
-  }
-  if (props.pending === "roll") {
-    const id = `grace-${props.keyId}`;
-    return (
-      <div className="confirm" role="group" aria-label={`Roll ${props.name}`}>
-        <label htmlFor={id}>Old key keeps working for</label>
-        <select id={id} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+  const key = props.pending;
+  return (
+    <KeyDialog
+      open={key !== null}
+      title={key ? `Roll “${key.name}”` : ""}
+      onClose={props.onClose}
+      error={props.error}
+    >
+      <p>A new key with the same name and scopes replaces it; its secret is shown once.</p>
+      <div className="field">
+        <label htmlFor="roll-grace">Old key keeps working for</label>
+        <select id="roll-grace" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
           {props.graceOptions.map((g) => (
             <option key={g.seconds} value={g.seconds}>
               {g.label}
             </option>
           ))}
         </select>
-        <button type="button" className="secondary" disabled={props.busy} onClick={() => props.onRoll(grace)}>
+      </div>
+      <div className="row-actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={props.busy}
+          onClick={() => key && props.onRoll(key, grace)}
+        >
           Roll
         </button>
-        <button type="button" className="secondary" onClick={props.onCancel}>
+        <button type="button" className="secondary" onClick={props.onClose}>
           Cancel
         </button>
       </div>
-    );
-  }
+    </KeyDialog>
+  );
+}
+
+// A modal dialog (the native <dialog>: the rest of the page inert, Escape closes it); its error inside it.
+function KeyDialog(props: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  error: string | null;
+  /** What has the focus when it opens: its first control, or its Cancel button (a destructive action). */
+  initialFocus?: "first" | "cancel";
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const { open, initialFocus = "first" } = props;
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      dialog.showModal();
+      if (initialFocus === "cancel") dialog.querySelector<HTMLElement>('[data-dialog="cancel"]')?.focus();
+    } else if (!open && dialog.open) {
+      dialog.close();
+    }
+  }, [open, initialFocus]);
   return (
-    <div className="row-actions">
-      {props.canRoll ? (
-        <button type="button" className="secondary" onClick={() => props.onAsk("roll")}>
-          Roll…
-        </button>
+    <dialog ref={ref} className="key-dialog" aria-labelledby={titleId} onClose={props.onClose}>
+      {open ? (
+        <>
+          <h2 id={titleId}>{props.title}</h2>
+          {props.children}
+          {props.error ? (
+            <p className="error-text" role="alert">
+              {props.error}
+            </p>
+          ) : null}
+        </>
       ) : null}
-      <button type="button" className="secondary danger" onClick={() => props.onAsk("revoke")}>
-        Revoke…
-      </button>
-    </div>
+    </dialog>
   );
 }

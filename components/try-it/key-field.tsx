@@ -24,6 +24,8 @@ export function KeyField({
   useEffect(() => {
     const saved = sessionStorage.getItem(KEY_STORAGE);
     if (saved && inputRef.current && !inputRef.current.value) inputRef.current.value = saved;
+    // Opened by the console's "Try it" (/reference/<resource>#try-it): the form it opened has the focus.
+    if (location.hash === "#try-it") inputRef.current?.focus();
   }, [inputRef]);
 
   function fillDemoKey() {

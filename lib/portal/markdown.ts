@@ -1,4 +1,4 @@
-import { Marked, type Tokens } from "marked";
+import { Marked, type Token, type Tokens } from "marked";
 import sanitizeHtml from "sanitize-html";
 
 const ESCAPES: Record<string, string> = {
@@ -25,10 +25,10 @@ export function slugify(text: string): string {
     .replace(/^-+|-+$/g, "");
 }
 
-const SAFE_HREF = /^(https?:\/\/|mailto:|\/(?!\/)|#|\.{0,2}\/)/i;
+const SAFE_HREF = /^(https?:\/\/|mailto:|\/(?!\/)|#|\.{1,2}\/)/i;
 
-function safeHref(href: string): string {
-  return SAFE_HREF.test(href.trim()) ? href : "#";
+function isSafeHref(href: string): boolean {
+  return SAFE_HREF.test(href.trim());
 }
 
 const marked = new Marked({
@@ -46,8 +46,10 @@ const marked = new Marked({
     },
     link({ href, title, tokens }: Tokens.Link) {
       const inner = this.parser.parseInline(tokens);
+      // A refused URL (javascript:, data:, //host, …) leaves the link's text, not a dead link.
+      if (!isSafeHref(href)) return inner;
       const t = title ? ` title="${escapeHtml(title)}"` : "";
-      return `<a href="${escapeHtml(safeHref(href))}"${t}>${inner}</a>`;
+      return `<a href="${escapeHtml(href)}"${t}>${inner}</a>`;
     },
     image({ href, text }: Tokens.Image) {
       // Only same-origin images: the CSP allows no other origin anyway.
@@ -58,10 +60,14 @@ const marked = new Marked({
   },
 });
 
-// Renders markdown to HTML; raw HTML is escaped and links are limited to http(s), mailto and relative URLs.
-// With absoluteBase, root-relative links and images point to that origin (feeds are read elsewhere).
+// Renders markdown to HTML; raw HTML is escaped and links are limited to http(s), mailto and relative URLs (any
+// other link is rendered as its text). With absoluteBase, root-relative links and images point to that origin (feeds
+// are read elsewhere).
 export function renderMarkdown(source: string, absoluteBase?: string): string {
-  const html = marked.parse(source) as string;
+  return absolute(marked.parse(source) as string, absoluteBase);
+}
+
+function absolute(html: string, absoluteBase: string | undefined): string {
   return absoluteBase ? html.replace(/(href|src)="\/(?!\/)/g, `$1="${escapeHtml(absoluteBase)}/`) : html;
 }
 
@@ -122,6 +128,8 @@ const CHANGELOG_HTML: sanitizeHtml.IOptions & { allowedEmptyAttributes: string[]
     th: ["align"],
     td: ["align"],
     input: ["checked", "disabled", "type"],
+    pre: ["tabindex"],
+    table: ["tabindex"],
   },
   // Heading anchors and the language of a fenced code block; any other class is dropped.
   allowedClasses: { a: ["anchor"], code: [/^language-[\w.+-]+$/] },
@@ -131,24 +139,47 @@ const CHANGELOG_HTML: sanitizeHtml.IOptions & { allowedEmptyAttributes: string[]
   allowProtocolRelative: false,
   allowedEmptyAttributes: ["alt", "checked", "disabled"],
   disallowedTagsMode: "discard",
-  // A task list's checkbox is the only input: always a disabled checkbox.
   transformTags: {
+    // A task list's checkbox is the only input: always a disabled checkbox.
     input: (_tag, attribs) => ({
       tagName: "input",
       attribs: { ...(attribs.checked === undefined ? {} : { checked: "" }), disabled: "", type: "checkbox" },
     }),
+    // A code block or a table wider than its column scrolls sideways (app/globals.css): in the tab order, so that a
+    // keyboard can scroll it (WCAG 2.1.1; axe's scrollable-region-focusable). No other attribute survives.
+    pre: () => ({ tagName: "pre", attribs: { tabindex: "0" } }),
+    table: () => ({ tagName: "table", attribs: { tabindex: "0" } }),
   },
   // The sanitizer decodes text and escapes it again; escape quotes as the markdown renderer does, so that safe
   // markdown comes out byte for byte as renderMarkdown wrote it.
   textFilter: (text) => text.replace(/"/g, "&quot;").replace(/'/g, "&#39;"),
 };
 
+// The level of a changelog entry's title wherever an entry is shown (ChangelogEntryView's <h3>: under the page's
+// <h2> sections "Released" and "Roadmap", and under the editor preview's <h2>).
+export const CHANGELOG_TITLE_LEVEL = 3;
+
+// Moves the headings of a body below `level`, keeping their order: the body's highest heading becomes level + 1
+// ("#" or "##" alike, as authors use either), the next ones follow, none deeper than h6.
+function nestHeadings(tokens: Token[], level: number): void {
+  const headings: Tokens.Heading[] = [];
+  marked.walkTokens(tokens, (t) => {
+    if (t.type === "heading") headings.push(t as Tokens.Heading);
+  });
+  const top = Math.min(...headings.map((h) => h.depth));
+  for (const h of headings) h.depth = Math.min(6, level + 1 + h.depth - top);
+}
+
 // The HTML of a changelog entry's body, inert whatever its author typed: the portal's markdown (raw HTML escaped,
-// unsafe links neutralised), then an allow-list sanitizer as a second, independent guard. The one function every
-// view of a changelog body uses: the /changelog page, the RSS and Atom feeds, the console editor's preview. With
+// a link with a refused URL left as its text), its headings nested under the entry's title, then an allow-list
+// sanitizer as a second, independent guard. The one function every view of a changelog body uses: the /changelog
+// page, the RSS and Atom feeds, the console editor's live preview (in the browser: this module is pure). With
 // absoluteBase, root-relative links and images point to that origin (feeds).
 export function renderChangelogBody(md: string, opts: { absoluteBase?: string } = {}): string {
-  const clean = sanitizeHtml(renderMarkdown(md, opts.absoluteBase), CHANGELOG_HTML);
+  const tokens = marked.lexer(md);
+  nestHeadings(tokens, CHANGELOG_TITLE_LEVEL);
+  const html = absolute(marked.parser(tokens), opts.absoluteBase);
+  const clean = sanitizeHtml(html, CHANGELOG_HTML);
   // The sanitizer writes void elements as <br />; the renderer writes <br>. Text and attribute values have every
   // ">" escaped, so " />" is only ever the end of a void element.
   return clean.replace(/ \/>/g, ">");

@@ -9,7 +9,9 @@ import { addMembership, createUser } from "@/db/users";
 import * as productsRoute from "@/app/public/v1/products/route";
 import { renderToStaticMarkup } from "react-dom/server";
 import { createElement } from "react";
-import { ScopeChoices } from "@/components/console/scope-choices";
+import { ScopeChoices, scopesHelp } from "@/components/console/scope-choices";
+import { splitFieldError } from "@/components/console/field-error";
+import { tryItPath } from "@/components/console/keys-manager";
 import { csrfTokenFor } from "@/lib/console/http";
 import { keyScopeChoices } from "@/lib/console/keys";
 import { rollKey } from "@/lib/keys/store";
@@ -463,5 +465,57 @@ describe("the create form's scopes", () => {
       { scope: WRITE_SCOPE, checked: false },
     ]);
     expect(html).toMatch(/products:write<span class="tag changed">preview<\/span>/);
+  });
+
+  // Issue 21, row 20: the help text said "All scopes are selected" whatever was checked.
+  it("the help text tells what is selected now: all, some, or none", () => {
+    const off = keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: false });
+    expect(scopesHelp(off, new Set(READ_SCOPES))).toMatch(/^All 5 read scopes are selected/);
+    expect(scopesHelp(off, new Set(["products:read", "media:read"]))).toBe(
+      "Selected: products:read, media:read.",
+    );
+    expect(scopesHelp(off, new Set())).toBe("No scope is selected: select at least one.");
+    const on = keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: true });
+    expect(scopesHelp(on, new Set(READ_SCOPES))).toMatch(/^All 5 read scopes are selected.* products:write/);
+    expect(scopesHelp(on, new Set([...READ_SCOPES, WRITE_SCOPE]))).toMatch(/^Selected: .*products:write\./);
+    const html = renderToStaticMarkup(createElement(ScopeChoices, { choices: off }));
+    expect(html).toContain("All 5 read scopes are selected");
+  });
+});
+
+// Issue 21, row 20: a refused field named by its code ("expiresAt: …") is shown next to that field, in words.
+describe("the create form's errors", () => {
+  const fields = ["name", "scopes", "expiresAt"];
+
+  it("a message that names a field of the form goes next to it, without the code", () => {
+    expect(splitFieldError("expiresAt: The expiry must be in the future.", fields)).toEqual({
+      field: "expiresAt",
+      text: "The expiry must be in the future.",
+    });
+    expect(splitFieldError("scopes.0: expected one of products:read, media:read", fields)).toEqual({
+      field: "scopes",
+      text: "Expected one of products:read, media:read",
+    });
+    expect(splitFieldError("name: A key needs a name.", fields).field).toBe("name");
+  });
+
+  it("anything else stays a message of the whole form", () => {
+    for (const message of [
+      "The console could not be reached. Check your connection and try again.",
+      "endpoints: not a field of this form",
+      "Cross-origin request refused: the Origin is not the console's.",
+    ]) {
+      expect(splitFieldError(message, fields)).toEqual({ field: null, text: message });
+    }
+  });
+});
+
+// Issue 21, row 20: "Try it" always opened products, a 403 for a key without products:read.
+describe("the new key's Try it", () => {
+  it("opens the reference page of the key's first read scope", () => {
+    expect(tryItPath(["products:read", "media:read"])).toBe("/reference/products#try-it");
+    expect(tryItPath(["media:read"])).toBe("/reference/media#try-it");
+    expect(tryItPath(["families:read", "categories:read"])).toBe("/reference/families#try-it");
+    expect(tryItPath(["products:write"])).toBe("/reference/products#try-it");
   });
 });

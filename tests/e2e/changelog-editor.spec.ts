@@ -1,10 +1,13 @@
 // The changelog editor in Chromium, from the fresh embedded start of the webServer: the product team writes an
 // entry whose body tries every classic script injection, previews it, publishes it (on /changelog and in both
-// feeds, nothing live anywhere), unpublishes it (gone from all three). An acme owner cannot open the editor.
-// Screenshots of the editor and its preview, light and dark.
+// feeds, nothing live anywhere), unpublishes it (gone from all three); the preview follows what is being typed, on
+// the new-entry page too, with the body's headings under the entry's title and a refused link as its text; leaving
+// with unsaved edits asks first. An acme owner cannot open the editor. axe (WCAG 2.1 AA) on every console page and
+// state visited, at 1280 and 390 px. Screenshots of the editor and its preview, light and dark.
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expectAxeClean, expectAxeCleanAtWidths } from "./support/axe";
 
 const ARTIFACTS = path.resolve("tests/artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -122,16 +125,22 @@ async function expectFeed(page: Page, url: string, title: string, present: boole
 test("the product team writes an entry full of script injections: preview, publish, feeds, unpublish, all inert", async ({
   page,
 }) => {
+  // Many steps, each state checked with axe (at two widths for most) on a shared machine.
+  test.setTimeout(180_000);
   await signIn(page, "team@catalog.example", /\/console\/changelog$/);
   await expect(
     page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Changelog" }),
   ).toBeVisible();
 
+  await expectAxeCleanAtWidths(page, "the changelog list");
+
   const title = `Media type filter ${Date.now()}`;
   await page.getByRole("link", { name: "New entry" }).click();
   await expect(page).toHaveURL(/\/console\/changelog\/new$/);
-  await page.getByLabel("Title").fill(title);
-  await page.getByLabel("Type").selectOption("Security");
+  await expectAxeCleanAtWidths(page, "the new-entry page");
+  // exact: the live preview beside the form is an article named by the title being typed ("Media type filter …").
+  await page.getByLabel("Title", { exact: true }).fill(title);
+  await page.getByLabel("Type", { exact: true }).selectOption("Security");
   await page.getByLabel("/public/v1/media").check();
   await page.getByLabel("Body (markdown)").fill(BODY);
   await page.getByRole("button", { name: "Create draft" }).click();
@@ -148,6 +157,7 @@ test("the product team writes an entry full of script injections: preview, publi
   await expect(page.locator("table")).toContainText("created the draft");
   await shoot(page, "changelog-editor");
   await shoot(page, "changelog-preview", page.locator(".changelog-preview"));
+  await expectAxeCleanAtWidths(page, "the editor of a draft");
 
   // A draft is nowhere public.
   await page.goto("/changelog");
@@ -162,6 +172,7 @@ test("the product team writes an entry full of script injections: preview, publi
   await expect(page.locator(".changelog-actions .entry-status")).toHaveText("Published");
   await expect(page.locator("table")).toContainText("published");
   await expectInert(page, preview);
+  await expectAxeClean(page, "the editor of a published entry");
 
   await page.goto("/changelog");
   const onPage = page.locator("article.changelog-entry", { hasText: title });
@@ -215,4 +226,101 @@ test("an acme owner cannot open the changelog editor, nor use its API", async ({
   expect((await list.json()).code).toBe("CONSOLE_FORBIDDEN");
   const create = await page.request.post("/api/console/changelog", { data: { title: "x" } });
   expect(create.status()).toBe(403);
+});
+
+// A body with what a phone's screen cannot hold (a wide table, a long code line), section headings and two links, one
+// of them refused.
+const LIVE_BODY = `## Migration
+
+Replace the old calls: see [the old guide](javascript:alert(1)) and [the errors](/docs/errors).
+
+### Details
+
+| Parameter | Meaning |
+| --- | --- |
+| \`updatedSince\` | Only the items changed since this instant (ISO 8601 with a time zone), inclusive at the millisecond |
+
+\`\`\`json
+{ "statusCode": 400, "code": "PUBLIC_API_INVALID_QUERY", "message": "updatedSince: expected an ISO 8601 date and time" }
+\`\`\`
+`;
+
+test("the preview follows what is typed, as /changelog renders it; unsaved edits are not lost without a warning", async ({
+  page,
+}) => {
+  // Many steps, each state checked with axe (at two widths for most) on a shared machine.
+  test.setTimeout(180_000);
+  const dialogs: string[] = [];
+  // Each dialog is recorded; `answer` says whether the next one is accepted.
+  let answer: "accept" | "dismiss" = "dismiss";
+  page.on("dialog", (d) => {
+    dialogs.push(`${d.type()}: ${d.message()}`);
+    void (answer === "accept" ? d.accept() : d.dismiss());
+  });
+  await signIn(page, "team@catalog.example", /\/console\/changelog$/);
+  await page.getByRole("link", { name: "New entry" }).click();
+  await expect(page).toHaveURL(/\/console\/changelog\/new$/);
+
+  // The new-entry page has a preview, and it follows the typing (nothing saved yet).
+  const preview = page.locator(".changelog-preview article.changelog-entry");
+  await expect(preview).toBeVisible();
+  const title = `Live preview ${Date.now()}`;
+  await page.getByLabel("Title", { exact: true }).click();
+  await page.keyboard.type(title);
+  await expect(preview.getByRole("heading", { level: 3 })).toHaveText(title);
+  await page.getByLabel("Body (markdown)").fill(LIVE_BODY);
+  // The body's headings under the entry's h3 title, none at the level of the page's own h2 sections.
+  await expect(preview.getByRole("heading", { name: "Migration", level: 4 })).toBeVisible();
+  await expect(preview.getByRole("heading", { name: "Details", level: 5 })).toBeVisible();
+  await expect(preview.locator("h1, h2")).toHaveCount(0);
+  // The refused link is its text; the allowed one a link.
+  await expect(preview).toContainText("see the old guide and the errors");
+  await expect(preview.getByRole("link", { name: "the old guide" })).toHaveCount(0);
+  await expect(preview.getByRole("link", { name: "the errors" })).toHaveAttribute("href", "/docs/errors");
+  await expect(page.getByText("Unsaved changes.")).toBeVisible();
+  await expectAxeCleanAtWidths(page, "the new-entry page with a typed body (wide table and code)");
+
+  // An in-app link asks first; "Cancel" keeps the page and what was typed.
+  await page.getByRole("link", { name: "← Changelog" }).click();
+  await expect.poll(() => dialogs).toEqual(["confirm: Leave this page? Your unsaved changes will be lost."]);
+  await expect(page).toHaveURL(/\/console\/changelog\/new$/);
+  await expect(page.getByLabel("Title", { exact: true })).toHaveValue(title);
+
+  // Saved: no question any more.
+  await page.getByRole("button", { name: "Create draft" }).click();
+  await expect(page).toHaveURL(/\/console\/changelog\/chg_[0-9A-Za-z]+$/);
+  const editorUrl = page.url();
+  await expect(page.getByText("Unsaved changes.")).toHaveCount(0);
+  const editorPreview = page.locator(".changelog-preview article.changelog-entry");
+  await expect(editorPreview.getByRole("heading", { level: 3 })).toHaveText(title);
+  await expectAxeCleanAtWidths(page, "the editor with a wide table and code in the preview");
+
+  // The editor's preview follows the typing too, before any save.
+  await page.getByLabel("Title", { exact: true }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.type(" (edited)");
+  await expect(editorPreview.getByRole("heading", { level: 3 })).toHaveText(`${title} (edited)`);
+  await page.getByLabel("Body (markdown)").fill("# Renamed\n\nNew text.");
+  await expect(editorPreview.getByRole("heading", { name: "Renamed", level: 4 })).toBeVisible();
+  await expect(editorPreview).not.toContainText("Migration");
+  await expect(page.getByRole("button", { name: "Publish" })).toBeDisabled();
+
+  // Leaving the page (a typed address, a reload, closing the tab): the browser's own warning first.
+  answer = "accept";
+  await page.goto("/console/changelog");
+  await expect.poll(() => dialogs.length).toBe(2);
+  expect(dialogs[1]).toMatch(/^beforeunload: /);
+  // Accepted: the edits are gone, the saved entry unchanged.
+  await page.goto(editorUrl);
+  await expect(page.getByLabel("Title", { exact: true })).toHaveValue(title);
+  await expect(page.locator(".changelog-preview")).toContainText("Migration");
+
+  // Saved edits: a link leaves without a question.
+  await page.getByLabel("Title", { exact: true }).fill(`${title} saved`);
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await page.getByRole("link", { name: "← Changelog" }).click();
+  await expect(page).toHaveURL(/\/console\/changelog$/);
+  expect(dialogs).toHaveLength(2);
+  await expect(page.locator("tr", { hasText: `${title} saved` })).toHaveCount(1);
 });

@@ -16,3 +16,13 @@ export async function expectAxeClean(page: Page, label: string): Promise<void> {
   );
   expect(found, `axe violations on ${label}`).toEqual([]);
 }
+
+// expectAxeClean at a desktop width (1280 px) and a phone's (390 px), the page's viewport restored after.
+export async function expectAxeCleanAtWidths(page: Page, label: string): Promise<void> {
+  const before = page.viewportSize();
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: before?.height ?? 800 });
+    await expectAxeClean(page, `${label} at ${width} px`);
+  }
+  if (before) await page.setViewportSize(before);
+}

@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { ChangelogEntryView } from "@/components/changelog-entry";
 import { ChangelogEditor } from "@/components/console/changelog-editor";
 import { formatTime } from "@/components/console/format";
+import { TableRegion } from "@/components/console/table-region";
 import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog";
 import { ConsoleError } from "@/lib/console/errors";
 import { csrfTokenFor } from "@/lib/console/http";
@@ -23,8 +23,9 @@ const ACTIONS: Record<string, string> = {
   "changelog.promoted": "promoted to released",
 };
 
-// One changelog entry in the editor (product team only; anyone else gets the 404 page): the form, the preview
-// (the saved entry through the very component /changelog renders), publish / unpublish / promote, and its history.
+// One changelog entry in the editor (product team only; anyone else gets the 404 page): the form with its live
+// preview (what is being typed, through the very component /changelog renders), publish / unpublish / promote, and
+// its history.
 export default async function ChangelogEntryPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const rt = getRuntime();
@@ -50,46 +51,40 @@ export default async function ChangelogEntryPage({ params }: { params: Promise<{
           ? "A draft: only the product team sees it."
           : "Published: on /changelog and in its feeds; changes show there as soon as they are saved."}
       </p>
-      <div className="changelog-editor">
-        <section aria-label="Editor">
-          <ChangelogEditor
-            entry={entry}
-            endpoints={[...paths, ...entry.endpoints.filter((p) => !paths.includes(p))]}
-            types={CHANGE_TYPES}
-            csrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)}
-            today={new Date().toISOString().slice(0, 10)}
-          />
-        </section>
-        <section className="changelog-preview" aria-labelledby="preview-title">
-          <h2 id="preview-title">Preview: as /changelog shows it</h2>
-          <ChangelogEntryView e={entry} />
-        </section>
-      </div>
+      <ChangelogEditor
+        entry={entry}
+        endpoints={[...paths, ...entry.endpoints.filter((p) => !paths.includes(p))]}
+        types={CHANGE_TYPES}
+        csrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)}
+        today={new Date().toISOString().slice(0, 10)}
+      />
       <section className="console-section" aria-labelledby="history-title">
         <h2 id="history-title">History</h2>
         {history.length === 0 ? (
           <p>Nothing recorded yet (an entry that predates the editor).</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
-                  </td>
-                  <td>{e.actorEmail}</td>
-                  <td>{describe(e.action, e.details)}</td>
+          <TableRegion label="History">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">What</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {history.map((e) => (
+                  <tr key={e.id}>
+                    <td>
+                      <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+                    </td>
+                    <td>{e.actorEmail}</td>
+                    <td>{describe(e.action, e.details)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableRegion>
         )}
       </section>
     </div>

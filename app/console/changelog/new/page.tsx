@@ -12,7 +12,8 @@ import { getRuntime } from "@/lib/runtime";
 export const metadata: Metadata = { title: "New changelog entry" };
 export const dynamic = "force-dynamic";
 
-// A new changelog entry (product team only): the empty form; "Create draft" opens the entry's editor.
+// A new changelog entry (product team only): the empty form and its live preview; "Create draft" opens the entry's
+// editor.
 export default async function NewChangelogEntryPage() {
   const rt = getRuntime();
   const requestHeaders = await headers();
@@ -20,7 +21,7 @@ export default async function NewChangelogEntryPage() {
   if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent("/console/changelog/new")}`);
   if (!user.isStaff) notFound();
   return (
-    <div className="docs-content">
+    <div className="docs-content console-wide">
       <p>
         <Link href="/console/changelog">← Changelog</Link>
       </p>
