@@ -30,12 +30,13 @@ export async function proxy(request: NextRequest): Promise<Response> {
 }
 
 // The API (/public/v1), media files, Next.js assets and feeds never go through the proxy: the API hot path is
-// untouched, and the feeds (route handlers) answer their own 503.
+// untouched, and the feeds (route handlers) answer their own 503. Nor do /api/* (sign-in and console routes, which
+// set their own headers): Next.js clones the body of every request the proxy sees, up to 10 MB.
 export const config = {
   matcher: [
     {
       source:
-        "/((?!public/v1|media|_next/static|_next/image|favicon.ico|changelog/rss.xml|changelog/atom.xml).*)",
+        "/((?!api/|public/v1|media|_next/static|_next/image|favicon.ico|changelog/rss.xml|changelog/atom.xml).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -4,6 +4,7 @@
 // `{ statusCode, error, message, code }`. Every answer is `Cache-Control: no-store`, `nosniff`, and never has CORS
 // headers. Web-standard: a test or any server calls the handler with a Request.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
 import type { Config } from "@/lib/config";
 import { isUnavailableError } from "@/lib/public-api/errors";
 import { getRuntime, type Runtime } from "@/lib/runtime";
@@ -13,6 +14,10 @@ import { getConsoleUser, type ConsoleUser } from "./session";
 
 // The header that carries the console's CSRF token on state-changing requests.
 export const CSRF_HEADER = "X-CSRF-Token";
+
+// The largest body the console's routes and /api/auth/* read: a key's name and scopes, a changelog entry, a
+// sign-in form are a few KB; a larger one is refused before any work (413).
+export const CONSOLE_BODY_LIMIT = 64 * 1024;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SESSION_COOKIE = /^(?:__Secure-)?authjs\.session-token(?:\.(\d+))?$/;
@@ -75,12 +80,14 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
   return async (request, context) => {
     try {
       const rt = getRuntime();
+      // The body first, bounded: a too large one is a 413 before the session is even read.
+      const text = SAFE_METHODS.has(request.method) ? null : await readConsoleBody(request);
       const user = await getConsoleUser(request.headers, rt);
       if (!user) throw new ConsoleError("CONSOLE_UNAUTHENTICATED");
       let body: unknown = {};
-      if (!SAFE_METHODS.has(request.method)) {
+      if (text !== null) {
         checkCsrf(rt, user, request);
-        body = await readJson(request);
+        body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
       return json(opts.status ?? 200, await handler({ rt, user, params, body, request }));
@@ -117,8 +124,17 @@ function json(status: number, body: unknown): Response {
   });
 }
 
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+// A console request's body, at most CONSOLE_BODY_LIMIT bytes (413 from its Content-Length or while reading).
+export async function readConsoleBody(request: Request): Promise<Buffer> {
+  try {
+    return await readBoundedBody(request, CONSOLE_BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw new ConsoleError("CONSOLE_PAYLOAD_TOO_LARGE");
+    throw err;
+  }
+}
+
+function parseJson(text: string): unknown {
   if (!text.trim()) return {};
   try {
     return JSON.parse(text) as unknown;
