@@ -4,7 +4,8 @@ import type { AuthConfig } from "@auth/core";
 import { CredentialsSignin } from "@auth/core/errors";
 import Credentials from "@auth/core/providers/credentials";
 import type { Provider } from "@auth/core/providers";
-import { findUserByEmail, verifyUserCredentials } from "@/db/users";
+import type { JWT } from "@auth/core/jwt";
+import { endSessions, findUserByEmail, findUserById, verifyUserCredentials, type User } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
 import { clientAddress } from "@/lib/public-api/client-address";
 import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit";
@@ -15,6 +16,13 @@ export const AUTH_BASE_PATH = "/api/auth";
 
 // The console's sign-in page (also where Auth.js sends errors, as ?error=…&code=…).
 export const SIGN_IN_PAGE = "/console/sign-in";
+
+declare module "@auth/core/types" {
+  interface User {
+    /** The account's session version at sign-in, carried in the session token as `sv`. */
+    sessionVersion?: number;
+  }
+}
 
 // A sign-in refused because the client address or the account is over SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
 export class SignInRateLimited extends CredentialsSignin {
@@ -51,7 +59,8 @@ export function authConfig(rt: Runtime): AuthConfig {
         const db = await rt.db();
         // Unknown email and wrong password cost one scrypt each (a dummy hash for an unknown email) and answer alike.
         const user = email && password ? await verifyUserCredentials(db, email, password) : null;
-        if (user) return { id: user.id, email: user.email, name: user.name };
+        if (user)
+          return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
         await countFailure(rt, keys);
         throw new InvalidCredentials();
       },
@@ -86,6 +95,13 @@ export function authConfig(rt: Runtime): AuthConfig {
       warn: () => {},
       debug: () => {},
     },
+    events: {
+      // Sign-out ends every session of the account (a copy of the cookie too), unless the token is already outdated.
+      signOut: async (message) => {
+        const token = "token" in message ? message.token : null;
+        if (token?.sub && typeof token.sv === "number") await endSessions(await rt.db(), token.sub, token.sv);
+      },
+    },
     callbacks: {
       // OIDC: only the provider's verified email of an existing account signs in; the session then carries our id.
       signIn: async ({ user, account, profile }) => {
@@ -99,16 +115,22 @@ export function authConfig(rt: Runtime): AuthConfig {
         user.id = ours.id;
         user.email = ours.email;
         user.name = ours.name;
+        user.sessionVersion = ours.sessionVersion;
         return true;
       },
-      jwt: ({ token, user }) => {
+      // At sign-in the token takes the account's session version; every later read (GET /api/auth/session, which
+      // also renews the cookie) needs the account to still be at that version, else the session is null and its
+      // cookie cleared: a signed-out or outdated token is never renewed.
+      jwt: async ({ token, user }) => {
         if (user) {
           token.sub = user.id;
           token.email = user.email;
           token.name = user.name;
+          token.sv = user.sessionVersion;
           delete token.picture;
+          return token;
         }
-        return token;
+        return (await accountOfToken(rt, token)) ? token : null;
       },
       session: ({ session, token }) => {
         if (token.sub) session.user = { ...session.user, id: token.sub };
@@ -116,6 +138,14 @@ export function authConfig(rt: Runtime): AuthConfig {
       },
     },
   };
+}
+
+// The account of a session token, read fresh from the database, when the token carries the account's current
+// session version (sign-out, a password reset, a weaker role and "sign out everywhere" move it on); else null.
+export async function accountOfToken(rt: Runtime, token: JWT | null): Promise<User | null> {
+  if (!token?.sub || typeof token.sv !== "number") return null;
+  const user = await findUserById(await rt.db(), token.sub);
+  return user && user.sessionVersion === token.sv ? user : null;
 }
 
 // True while the key (an address or an account) is over the failed sign-in limit on this instance.
