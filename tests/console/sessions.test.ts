@@ -4,6 +4,7 @@
 // clears the cookie instead of renewing it. Real Auth.js flows through the route handlers, on both drivers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
+import * as signOutEverywhereRoute from "@/app/api/console/sign-out-everywhere/route";
 import { addMembership, createUser, setPassword } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
@@ -133,5 +134,38 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     await addMembership(fx.db, { userId: user.id, orgId: acmeId, role: "member" });
     expect(await getConsoleUser(new Headers({ cookie }))).toBeNull();
     expect(await keys("GET", cookie, user.id)).toBe(401);
+  });
+
+  it("'sign out everywhere' (CSRF-checked, audited) ends every session of the account", async () => {
+    const { user, cookie } = await member();
+    const { cookie: other } = await login(user.email);
+    const post = (headers: Record<string, string>) =>
+      signOutEverywhereRoute.POST(
+        new Request("http://api.test/api/console/sign-out-everywhere", {
+          method: "POST",
+          headers: { cookie, "content-type": "application/json", ...headers },
+          body: "{}",
+        }),
+        { params: Promise.resolve({}) },
+      );
+    // Without the Origin and the session's CSRF token: 403, nothing ended.
+    expect((await post({ origin: "http://evil.test" })).status).toBe(403);
+    expect((await post({ origin: "http://api.test" })).status).toBe(403);
+    expect((await getConsoleUser(new Headers({ cookie: other })))?.id).toBe(user.id);
+    const csrf = csrfTokenFor(fx.config, user.id, new Headers({ cookie }));
+    const res = await post({ origin: "http://api.test", "x-csrf-token": csrf });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ signedOut: true });
+    for (const c of [cookie, other]) {
+      expect(await getConsoleUser(new Headers({ cookie: c }))).toBeNull();
+      expect((await session(c)).body).toBeNull();
+    }
+    const audit = await fx.db.query<{ action: string; actorId: string; orgId: string | null }>(
+      `select action, actor_id as "actorId", org_id as "orgId" from audit_events where target_id = $1`,
+      [user.id],
+    );
+    expect(audit).toEqual([{ action: "account.signed_out_everywhere", actorId: user.id, orgId: null }]);
+    // And the route needs a session.
+    expect((await post({ origin: "http://api.test", "x-csrf-token": csrf })).status).toBe(401);
   });
 });
