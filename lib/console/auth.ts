@@ -24,7 +24,8 @@ declare module "@auth/core/types" {
   }
 }
 
-// A sign-in refused because the client address or the account is over SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
+// A sign-in refused because the client address, or the account from an address that failed too, is over
+// SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
 export class SignInRateLimited extends CredentialsSignin {
   code = "rate_limited";
 }
@@ -54,14 +55,14 @@ export function authConfig(rt: Runtime): AuthConfig {
       authorize: async (credentials, request) => {
         const email = typeof credentials.email === "string" ? credentials.email.trim().toLowerCase() : "";
         const password = typeof credentials.password === "string" ? credentials.password : "";
-        const keys = [`addr:${clientAddress(request.headers)}`, `acct:${email}`];
-        if (keys.some((k) => blocked(rt, k))) throw new SignInRateLimited();
+        const address = clientAddress(request.headers);
+        if (signInRefused(rt, address, email)) throw new SignInRateLimited();
         const db = await rt.db();
         // Unknown email and wrong password cost one scrypt each (a dummy hash for an unknown email) and answer alike.
         const user = email && password ? await verifyUserCredentials(db, email, password) : null;
         if (user)
           return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
-        await countFailure(rt, keys);
+        await countFailure(rt, address, email);
         throw new InvalidCredentials();
       },
     }),
@@ -148,21 +149,31 @@ export async function accountOfToken(rt: Runtime, token: JWT | null): Promise<Us
   return user && user.sessionVersion === token.sv ? user : null;
 }
 
-// True while the key (an address or an account) is over the failed sign-in limit on this instance.
-function blocked(rt: Runtime, key: string, now = Date.now()): boolean {
-  const until = rt.signInBlocks.get(key);
+// True when a sign-in is refused before any password check: the address is over the failed sign-in limit, or the
+// account is and this address failed a sign-in too. An address without failures still reaches the password check
+// of a locked account, so a stranger failing on purpose cannot keep the owner out; each wrong password it tries
+// counts on it (and locks it out of that account).
+function signInRefused(rt: Runtime, address: string, email: string, now = Date.now()): boolean {
+  if (blocked(rt.signInBlocks, `addr:${address}`, now)) return true;
+  return blocked(rt.signInBlocks, `acct:${email}`, now) && blocked(rt.signInFailedAddresses, address, now);
+}
+
+// True while the key has a live entry in the map (an entry is the millisecond it ends).
+function blocked(map: Map<string, number>, key: string, now: number): boolean {
+  const until = map.get(key);
   if (until === undefined) return false;
   if (until > now) return true;
-  rt.signInBlocks.delete(key);
+  map.delete(key);
   return false;
 }
 
-// Counts one failed sign-in on the address and on the account; a key whose window is now full is refused until it
-// frees, before any password check (so the right password does not get in either).
-async function countFailure(rt: Runtime, keys: string[]): Promise<void> {
+// Counts one failed sign-in on the address and on the account, and remembers the address as one that failed for a
+// window; a key whose window is now full is refused until it frees (an account: from addresses that failed).
+async function countFailure(rt: Runtime, address: string, email: string, now = Date.now()): Promise<void> {
+  const keys = [`addr:${address}`, `acct:${email}`];
   const limiters = [rt.limiters.signInFailureByAddress, rt.limiters.signInFailureByAccount];
   const windowMs = rt.config.SIGN_IN_FAILURE_WINDOW_SECONDS * 1000;
-  const now = Date.now();
+  rt.signInFailedAddresses.set(address, now + windowMs);
   let results: RateLimitResult[];
   try {
     results = await Promise.all(limiters.map((l, i) => l.limit(keys[i]!)));
