@@ -49,11 +49,31 @@ export function csrfTokenFor(
     .digest("base64url");
 }
 
-// Refuses a state-changing request that is not from the console itself: its Origin must be the base URL's and its
-// X-CSRF-Token the session's token (SameSite=Lax cookies alone leave same-site subdomains and old browsers open).
+// The origin a console request was made from: its Origin header when that names the very host the request was sent
+// to (the Host header: the browser used that address, 127.0.0.1 or a LAN name as well as PUBLIC_BASE_URL's), else
+// the public base URL's (a request without Origin, or through a proxy that rewrites the Host). Sign-in, its
+// redirects and the console's Origin check follow it, so the console works from every address of the server.
+export function consoleOrigin(config: Pick<Config, "baseUrl">, headers: Headers): string {
+  const origin = headers.get("origin");
+  const host = headers.get("host");
+  if (origin && host) {
+    try {
+      const url = new URL(origin);
+      if ((url.protocol === "http:" || url.protocol === "https:") && url.host === host.toLowerCase())
+        return url.origin;
+    } catch {
+      // not a URL: the base URL's
+    }
+  }
+  return new URL(config.baseUrl).origin;
+}
+
+// Refuses a state-changing request that is not from the console itself: its Origin must be the console's (the base
+// URL's, or the very address the request was sent to) and its X-CSRF-Token the session's token (SameSite=Lax
+// cookies alone leave same-site subdomains and old browsers open).
 export function checkCsrf(rt: Runtime, user: ConsoleUser, request: Request): void {
   const origin = request.headers.get("origin");
-  if (!origin || origin !== new URL(rt.config.baseUrl).origin) {
+  if (!origin || origin !== consoleOrigin(rt.config, request.headers)) {
     throw new ConsoleError("CONSOLE_CSRF", "Cross-origin request refused: the Origin is not the console's.");
   }
   const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? "");

@@ -1,9 +1,10 @@
 // The handler of /api/auth/*: the body bounded (CONSOLE_BODY_LIMIT, else 413 before any work), the request rebased
-// on the public base URL (Next.js route handlers see localhost whatever the Host), then Auth.js. Console answers
-// carry no CORS headers and are never cached.
+// on the origin the browser used (consoleOrigin: Next.js route handlers see localhost whatever the Host), so that
+// Auth.js redirects back to that address and sign-in works from any address of the server; then Auth.js. Console
+// answers carry no CORS headers and are never cached.
 import { Auth } from "@auth/core";
 import { authConfig } from "@/lib/console/auth";
-import { errorResponse, readConsoleBody } from "@/lib/console/http";
+import { consoleOrigin, errorResponse, readConsoleBody } from "@/lib/console/http";
 import { getRuntime } from "@/lib/runtime";
 
 // Answers one /api/auth/* request (GET or POST).
@@ -18,7 +19,9 @@ export async function handleAuth(request: Request): Promise<Response> {
   }
   const rt = getRuntime();
   const url = new URL(request.url);
-  const rebased = new Request(`${rt.config.baseUrl}${url.pathname}${url.search}`, {
+  const origin = consoleOrigin(rt.config, request.headers);
+  const base = origin === new URL(rt.config.baseUrl).origin ? rt.config.baseUrl : origin;
+  const rebased = new Request(`${base}${url.pathname}${url.search}`, {
     method: request.method,
     headers: request.headers,
     body: body && new Uint8Array(body),
