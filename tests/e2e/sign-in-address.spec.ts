@@ -41,7 +41,7 @@ test("signs in at another address than PUBLIC_BASE_URL's; a refused attempt keep
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`^${OTHER}/console/sign-in\\?error=CredentialsSignin`));
-  await expect(page.getByRole("alert")).toHaveText("Incorrect email or password.");
+  await expect(page.getByRole("alert").filter({ hasText: "Incorrect email or password." })).toBeVisible();
   await expect(page.getByLabel("Email")).toHaveValue("owner@acme.example");
 
   // The right password: signed in on this address.
