@@ -17,6 +17,7 @@ export const AUTH_BASE_PATH = "/api/auth";
 // The console's sign-in page (also where Auth.js sends errors, as ?error=…&code=…).
 export const SIGN_IN_PAGE = "/console/sign-in";
 
+// Auth.js' user, as authorize and the OIDC check hand it to the jwt callback: with the account's session version.
 declare module "@auth/core/types" {
   interface User {
     /** The account's session version at sign-in, carried in the session token as `sv`. */
