@@ -48,7 +48,14 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
-      testIgnore: /client-address\.spec\.ts/,
+      testIgnore: /client-address\.spec\.ts|sign-in-address\.spec\.ts/,
+      use: { ...devices["Desktop Chrome"], channel: undefined },
+    },
+    // Signs out, which ends every session of the account: after the portal suite, whose tests share the demo accounts.
+    {
+      name: "sessions",
+      testMatch: /sign-in-address\.spec\.ts/,
+      dependencies: ["chromium"],
       use: { ...devices["Desktop Chrome"], channel: undefined },
     },
     // Floods failed look-ups from this address: runs after the portal suite so its 401 checks are not turned into 429s.

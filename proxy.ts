@@ -31,9 +31,10 @@ export async function proxy(request: NextRequest): Promise<Response> {
 // untouched, and the feeds (route handlers) answer their own 503. Each excluded prefix ends at a segment boundary
 // (`/mediakit` and `/_next/imagex` are portal 404 pages, which need the CSP; so is `/favicon.ico`: the site's icon
 // is a data: URL), and prefetches go through it too: a prefetched page is the same HTML (the sign-in page's CSRF
-// token, the reference's demo key).
+// token, the reference's demo key). Nor do /api/* (sign-in and console routes, which set their own headers): Next.js
+// clones the body of every request the proxy sees, up to 10 MB.
 export const config = {
   matcher: [
-    "/((?!(?:public/v1|media|_next/static|_next/image|changelog/rss\\.xml|changelog/atom\\.xml)(?:/|$)).*)",
+    "/((?!(?:api|public/v1|media|_next/static|_next/image|changelog/rss\\.xml|changelog/atom\\.xml)(?:/|$)).*)",
   ],
 };

@@ -34,6 +34,8 @@ export interface Runtime {
   readonly authBlocks: BoundedMap<string, number>;
   /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
   readonly signInBlocks: BoundedMap<string, number>;
+  /** Console sign-in: client addresses that failed a sign-in, and until when (a locked account refuses only them). */
+  readonly signInFailedAddresses: BoundedMap<string, number>;
   readonly counts: CountCache;
   readonly anchors: AnchorCache;
   /** Whole list answers under their ETag, served while the version of the list's resource is unchanged. */
@@ -87,6 +89,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     lastUsed: new LastUsedRecorder(db),
     authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
+    signInFailedAddresses: new BoundedMap(MAX_AUTH_BLOCKS),
     counts,
     anchors,
     pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),

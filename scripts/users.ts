@@ -23,9 +23,11 @@ Commands:
       (${ROLES.join(", ")}). --staff marks a product-team account (staff: changelog publishing).
       Without --password-stdin a password is generated and printed as the last line.
   add --email <email> --org <slug> --role <role>
-      Makes an existing account a member of an organization, or changes its role there.
+      Makes an existing account a member of an organization, or changes its role there
+      (a weaker role ends the account's console sessions).
   reset-password --email <email> [--password-stdin]
       Sets a new password: generated and printed as the last line, or read from standard input.
+      Ends the account's console sessions.
 
 Options:
   --password-stdin   Read the password from standard input (at least ${MIN_PASSWORD} characters), e.g.
@@ -161,7 +163,10 @@ async function add(config: Config, values: Values, positionals: string[]) {
     if (before === null) console.log(`Added ${user.email} to ${org.slug} as ${role}.`);
     else if (before === role)
       console.log(`${user.email} already is ${role} of ${org.slug}: nothing changed.`);
-    else console.log(`Changed the role of ${user.email} in ${org.slug} from ${before} to ${role}.`);
+    else {
+      console.log(`Changed the role of ${user.email} in ${org.slug} from ${before} to ${role}.`);
+      if (ROLES.indexOf(role) > ROLES.indexOf(before)) console.log("Its console sessions have ended.");
+    }
   });
 }
 
@@ -173,6 +178,7 @@ async function resetPassword(config: Config, values: Values, positionals: string
     const user = await userOrFail(db, email);
     if (!(await setPassword(db, user.id, password.password))) throw new CliError(`Unknown user "${email}".`);
     console.log(`New password set for ${user.email}.`);
+    console.log("Its console sessions have ended.");
     printPassword(password);
   });
 }

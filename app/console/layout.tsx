@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import { OrgSwitcher } from "@/components/console/org-switcher";
 import { SignOutButton } from "@/components/console/sign-out-button";
 import { listMemberships } from "@/lib/console/access";
+import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
 import { getRuntime } from "@/lib/runtime";
 import "./console.css";
@@ -19,7 +20,8 @@ export const dynamic = "force-dynamic";
 // page (no user) gets the page alone.
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt).catch(() => null);
+  const requestHeaders = await headers();
+  const user = await getConsoleUser(requestHeaders, rt).catch(() => null);
   if (!user) return children;
   const memberships = await listMemberships(await rt.db(), user.id);
   return (
@@ -36,6 +38,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         ) : null}
         <span className="console-user">{user.email}</span>
         <SignOutButton />
+        <SignOutButton everywhereCsrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)} />
       </div>
       {children}
     </>

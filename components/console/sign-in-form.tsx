@@ -1,9 +1,13 @@
 "use client";
-// The console's sign-in forms: email + password (a normal form POST to Auth.js' credentials callback) and, when
-// configured, "Sign in with SSO". Both need Auth.js' CSRF token, fetched once on load (it also sets its cookie).
-import { useEffect, useState } from "react";
+// The console's sign-in forms: email + password (a normal form POST to Auth.js' credentials callback, relative: it
+// answers on the address the page was opened at) and, when configured, "Sign in with SSO". Both need Auth.js' CSRF
+// token, fetched once on load (it also sets its cookie). After a refused attempt the email typed is back in its field.
+import { useEffect, useRef, useState } from "react";
 
 let inflight: Promise<string> | undefined;
+
+// Where the form keeps the email it sent, for the page that tells why it was refused (this tab only).
+const EMAIL_KEY = "console-sign-in-email";
 
 // Auth.js' CSRF token (its cookie is set by the same answer). Concurrent calls share one request: two answers
 // racing would leave the cookie of one and the token of the other (React runs effects twice in development).
@@ -19,11 +23,26 @@ function fetchCsrfToken(): Promise<string> {
   return inflight;
 }
 
-// The sign-in forms; `sso` shows the SSO button, `callbackUrl` is where a successful sign-in lands.
-export function SignInForm({ sso, callbackUrl }: { sso: boolean; callbackUrl: string }) {
+// The sign-in forms; `sso` shows the SSO button, `callbackUrl` is where a successful sign-in lands, `retry` says the
+// page tells of a refused attempt (the email sent is then filled in again).
+export function SignInForm({
+  sso,
+  callbackUrl,
+  retry = false,
+}: {
+  sso: boolean;
+  callbackUrl: string;
+  retry?: boolean;
+}) {
   const [csrfToken, setCsrfToken] = useState<string | null>(null);
+  const emailInput = useRef<HTMLInputElement>(null);
   const [failed, setFailed] = useState(false);
   const [redirecting, setRedirecting] = useState(false);
+
+  useEffect(() => {
+    const sent = retry ? sessionStorage.getItem(EMAIL_KEY) : null;
+    if (sent && emailInput.current && !emailInput.current.value) emailInput.current.value = sent;
+  }, [retry]);
 
   useEffect(() => {
     let live = true;
@@ -57,12 +76,25 @@ export function SignInForm({ sso, callbackUrl }: { sso: boolean; callbackUrl: st
 
   return (
     <>
-      <form className="sign-in-form" method="post" action="/api/auth/callback/credentials">
+      <form
+        className="sign-in-form"
+        method="post"
+        action="/api/auth/callback/credentials"
+        onSubmit={() => sessionStorage.setItem(EMAIL_KEY, emailInput.current?.value ?? "")}
+      >
         <input type="hidden" name="csrfToken" value={csrfToken ?? ""} />
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
         <div className="field">
           <label htmlFor="sign-in-email">Email</label>
-          <input id="sign-in-email" name="email" type="email" autoComplete="username" required autoFocus />
+          <input
+            id="sign-in-email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            autoFocus
+            ref={emailInput}
+          />
         </div>
         <div className="field">
           <label htmlFor="sign-in-password">Password</label>

@@ -1,16 +1,27 @@
 "use client";
-// The console's sign-out button: POST /api/auth/signout with Auth.js' CSRF token, then the sign-in page.
+// The console's sign-out buttons: "Sign out" (POST /api/auth/signout with Auth.js' CSRF token) and, given the page's
+// console CSRF token, "Sign out everywhere" (POST /api/console/sign-out-everywhere first). Both end every session of
+// the account, then the sign-in page.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 
-// Signs the user out of the console.
-export function SignOutButton() {
+// Signs the user out of the console; `everywhereCsrfToken` makes it the "Sign out everywhere" button.
+export function SignOutButton({ everywhereCsrfToken }: { everywhereCsrfToken?: string } = {}) {
   const [busy, setBusy] = useState(false);
   const router = useRouter();
 
   async function signOut() {
     setBusy(true);
     try {
+      if (everywhereCsrfToken) {
+        await fetch("/api/console/sign-out-everywhere", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-csrf-token": everywhereCsrfToken },
+          body: "{}",
+          cache: "no-store",
+        });
+      }
+      // Auth.js' sign-out clears the session cookie (and ends the sessions when they were not ended above).
       const csrf = await fetch("/api/auth/csrf", { cache: "no-store" });
       const { csrfToken } = (await csrf.json()) as { csrfToken: string };
       await fetch("/api/auth/signout", {
@@ -26,7 +37,7 @@ export function SignOutButton() {
 
   return (
     <button type="button" className="secondary" onClick={signOut} disabled={busy}>
-      Sign out
+      {everywhereCsrfToken ? "Sign out everywhere" : "Sign out"}
     </button>
   );
 }

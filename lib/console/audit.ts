@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 
-// The actions recorded: an organization's keys, and the product team's changelog editor (with no organization).
+// The actions recorded: an organization's keys, the product team's changelog editor and an account's "sign out
+// everywhere" (both with no organization).
 export const AUDIT_ACTIONS = [
   "api_key.created",
   "api_key.rolled",
@@ -13,6 +14,7 @@ export const AUDIT_ACTIONS = [
   "changelog.published",
   "changelog.unpublished",
   "changelog.promoted",
+  "account.signed_out_everywhere",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -4,7 +4,8 @@ import type { AuthConfig } from "@auth/core";
 import { CredentialsSignin } from "@auth/core/errors";
 import Credentials from "@auth/core/providers/credentials";
 import type { Provider } from "@auth/core/providers";
-import { findUserByEmail, verifyUserCredentials } from "@/db/users";
+import type { JWT } from "@auth/core/jwt";
+import { endSessions, findUserByEmail, findUserById, verifyUserCredentials, type User } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
 import { clientAddress } from "@/lib/public-api/client-address";
 import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit";
@@ -16,7 +17,16 @@ export const AUTH_BASE_PATH = "/api/auth";
 // The console's sign-in page (also where Auth.js sends errors, as ?error=…&code=…).
 export const SIGN_IN_PAGE = "/console/sign-in";
 
-// A sign-in refused because the client address or the account is over SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
+// Auth.js' user, as authorize and the OIDC check hand it to the jwt callback: with the account's session version.
+declare module "@auth/core/types" {
+  interface User {
+    /** The account's session version at sign-in, carried in the session token as `sv`. */
+    sessionVersion?: number;
+  }
+}
+
+// A sign-in refused because the client address, or the account from an address that failed too, is over
+// SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
 export class SignInRateLimited extends CredentialsSignin {
   code = "rate_limited";
 }
@@ -46,13 +56,14 @@ export function authConfig(rt: Runtime): AuthConfig {
       authorize: async (credentials, request) => {
         const email = typeof credentials.email === "string" ? credentials.email.trim().toLowerCase() : "";
         const password = typeof credentials.password === "string" ? credentials.password : "";
-        const keys = [`addr:${clientAddress(request.headers)}`, `acct:${email}`];
-        if (keys.some((k) => blocked(rt, k))) throw new SignInRateLimited();
+        const address = clientAddress(request.headers);
+        if (signInRefused(rt, address, email)) throw new SignInRateLimited();
         const db = await rt.db();
         // Unknown email and wrong password cost one scrypt each (a dummy hash for an unknown email) and answer alike.
         const user = email && password ? await verifyUserCredentials(db, email, password) : null;
-        if (user) return { id: user.id, email: user.email, name: user.name };
-        await countFailure(rt, keys);
+        if (user)
+          return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
+        await countFailure(rt, address, email);
         throw new InvalidCredentials();
       },
     }),
@@ -86,6 +97,13 @@ export function authConfig(rt: Runtime): AuthConfig {
       warn: () => {},
       debug: () => {},
     },
+    events: {
+      // Sign-out ends every session of the account (a copy of the cookie too), unless the token is already outdated.
+      signOut: async (message) => {
+        const token = "token" in message ? message.token : null;
+        if (token?.sub && typeof token.sv === "number") await endSessions(await rt.db(), token.sub, token.sv);
+      },
+    },
     callbacks: {
       // OIDC: only the provider's verified email of an existing account signs in; the session then carries our id.
       signIn: async ({ user, account, profile }) => {
@@ -99,16 +117,22 @@ export function authConfig(rt: Runtime): AuthConfig {
         user.id = ours.id;
         user.email = ours.email;
         user.name = ours.name;
+        user.sessionVersion = ours.sessionVersion;
         return true;
       },
-      jwt: ({ token, user }) => {
+      // At sign-in the token takes the account's session version; every later read (GET /api/auth/session, which
+      // also renews the cookie) needs the account to still be at that version, else the session is null and its
+      // cookie cleared: a signed-out or outdated token is never renewed.
+      jwt: async ({ token, user }) => {
         if (user) {
           token.sub = user.id;
           token.email = user.email;
           token.name = user.name;
+          token.sv = user.sessionVersion;
           delete token.picture;
+          return token;
         }
-        return token;
+        return (await accountOfToken(rt, token)) ? token : null;
       },
       session: ({ session, token }) => {
         if (token.sub) session.user = { ...session.user, id: token.sub };
@@ -118,21 +142,39 @@ export function authConfig(rt: Runtime): AuthConfig {
   };
 }
 
-// True while the key (an address or an account) is over the failed sign-in limit on this instance.
-function blocked(rt: Runtime, key: string, now = Date.now()): boolean {
-  const until = rt.signInBlocks.get(key);
+// The account of a session token, read fresh from the database, when the token carries the account's current
+// session version (sign-out, a password reset, a weaker role and "sign out everywhere" move it on); else null.
+export async function accountOfToken(rt: Runtime, token: JWT | null): Promise<User | null> {
+  if (!token?.sub || typeof token.sv !== "number") return null;
+  const user = await findUserById(await rt.db(), token.sub);
+  return user && user.sessionVersion === token.sv ? user : null;
+}
+
+// True when a sign-in is refused before any password check: the address is over the failed sign-in limit, or the
+// account is and this address failed a sign-in too. An address without failures still reaches the password check
+// of a locked account, so a stranger failing on purpose cannot keep the owner out; each wrong password it tries
+// counts on it (and locks it out of that account).
+function signInRefused(rt: Runtime, address: string, email: string, now = Date.now()): boolean {
+  if (blocked(rt.signInBlocks, `addr:${address}`, now)) return true;
+  return blocked(rt.signInBlocks, `acct:${email}`, now) && blocked(rt.signInFailedAddresses, address, now);
+}
+
+// True while the key has a live entry in the map (an entry is the millisecond it ends).
+function blocked(map: Map<string, number>, key: string, now: number): boolean {
+  const until = map.get(key);
   if (until === undefined) return false;
   if (until > now) return true;
-  rt.signInBlocks.delete(key);
+  map.delete(key);
   return false;
 }
 
-// Counts one failed sign-in on the address and on the account; a key whose window is now full is refused until it
-// frees, before any password check (so the right password does not get in either).
-async function countFailure(rt: Runtime, keys: string[]): Promise<void> {
+// Counts one failed sign-in on the address and on the account, and remembers the address as one that failed for a
+// window; a key whose window is now full is refused until it frees (an account: from addresses that failed).
+async function countFailure(rt: Runtime, address: string, email: string, now = Date.now()): Promise<void> {
+  const keys = [`addr:${address}`, `acct:${email}`];
   const limiters = [rt.limiters.signInFailureByAddress, rt.limiters.signInFailureByAccount];
   const windowMs = rt.config.SIGN_IN_FAILURE_WINDOW_SECONDS * 1000;
-  const now = Date.now();
+  rt.signInFailedAddresses.set(address, now + windowMs);
   let results: RateLimitResult[];
   try {
     results = await Promise.all(limiters.map((l, i) => l.limit(keys[i]!)));

@@ -26,6 +26,11 @@ export const CONSOLE_ERRORS = {
     error: "Conflict",
     message: "Only a planned (roadmap) entry can be promoted to released.",
   },
+  CONSOLE_PAYLOAD_TOO_LARGE: {
+    status: 413,
+    error: "Payload Too Large",
+    message: "The request body is too large (64 KB at most).",
+  },
   CONSOLE_INTERNAL_ERROR: { status: 500, error: "Internal Server Error", message: "Internal server error." },
   CONSOLE_UNAVAILABLE: {
     status: 503,

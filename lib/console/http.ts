@@ -4,6 +4,7 @@
 // `{ statusCode, error, message, code }`. Every answer is `Cache-Control: no-store`, `nosniff`, and never has CORS
 // headers. Web-standard: a test or any server calls the handler with a Request.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
 import type { Config } from "@/lib/config";
 import { isUnavailableError } from "@/lib/public-api/errors";
 import { getRuntime, type Runtime } from "@/lib/runtime";
@@ -13,6 +14,10 @@ import { getConsoleUser, type ConsoleUser } from "./session";
 
 // The header that carries the console's CSRF token on state-changing requests.
 export const CSRF_HEADER = "X-CSRF-Token";
+
+// The largest body the console's routes and /api/auth/* read: a key's name and scopes, a changelog entry, a
+// sign-in form are a few KB; a larger one is refused before any work (413).
+export const CONSOLE_BODY_LIMIT = 64 * 1024;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SESSION_COOKIE = /^(?:__Secure-)?authjs\.session-token(?:\.(\d+))?$/;
@@ -44,11 +49,31 @@ export function csrfTokenFor(
     .digest("base64url");
 }
 
-// Refuses a state-changing request that is not from the console itself: its Origin must be the base URL's and its
-// X-CSRF-Token the session's token (SameSite=Lax cookies alone leave same-site subdomains and old browsers open).
+// The origin a console request was made from: its Origin header when that names the very host the request was sent
+// to (the Host header: the browser used that address, 127.0.0.1 or a LAN name as well as PUBLIC_BASE_URL's), else
+// the public base URL's (a request without Origin, or through a proxy that rewrites the Host). Sign-in, its
+// redirects and the console's Origin check follow it, so the console works from every address of the server.
+export function consoleOrigin(config: Pick<Config, "baseUrl">, headers: Headers): string {
+  const origin = headers.get("origin");
+  const host = headers.get("host");
+  if (origin && host) {
+    try {
+      const url = new URL(origin);
+      if ((url.protocol === "http:" || url.protocol === "https:") && url.host === host.toLowerCase())
+        return url.origin;
+    } catch {
+      // not a URL: the base URL's
+    }
+  }
+  return new URL(config.baseUrl).origin;
+}
+
+// Refuses a state-changing request that is not from the console itself: its Origin must be the console's (the base
+// URL's, or the very address the request was sent to) and its X-CSRF-Token the session's token (SameSite=Lax
+// cookies alone leave same-site subdomains and old browsers open).
 export function checkCsrf(rt: Runtime, user: ConsoleUser, request: Request): void {
   const origin = request.headers.get("origin");
-  if (!origin || origin !== new URL(rt.config.baseUrl).origin) {
+  if (!origin || origin !== consoleOrigin(rt.config, request.headers)) {
     throw new ConsoleError("CONSOLE_CSRF", "Cross-origin request refused: the Origin is not the console's.");
   }
   const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? "");
@@ -75,12 +100,14 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
   return async (request, context) => {
     try {
       const rt = getRuntime();
+      // The body first, bounded: a too large one is a 413 before the session is even read.
+      const text = SAFE_METHODS.has(request.method) ? null : await readConsoleBody(request);
       const user = await getConsoleUser(request.headers, rt);
       if (!user) throw new ConsoleError("CONSOLE_UNAUTHENTICATED");
       let body: unknown = {};
-      if (!SAFE_METHODS.has(request.method)) {
+      if (text !== null) {
         checkCsrf(rt, user, request);
-        body = await readJson(request);
+        body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
       return json(opts.status ?? 200, await handler({ rt, user, params, body, request }));
@@ -117,8 +144,17 @@ function json(status: number, body: unknown): Response {
   });
 }
 
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+// A console request's body, at most CONSOLE_BODY_LIMIT bytes (413 from its Content-Length or while reading).
+export async function readConsoleBody(request: Request): Promise<Buffer> {
+  try {
+    return await readBoundedBody(request, CONSOLE_BODY_LIMIT);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw new ConsoleError("CONSOLE_PAYLOAD_TOO_LARGE");
+    throw err;
+  }
+}
+
+function parseJson(text: string): unknown {
   if (!text.trim()) return {};
   try {
     return JSON.parse(text) as unknown;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { QueryDef } from "@/lib/catalog/query";
@@ -167,24 +168,13 @@ async function readJsonBody(request: Request): Promise<unknown> {
         ],
       },
     );
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > WRITE_BODY_LIMIT) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > WRITE_BODY_LIMIT) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
+  let text: string;
+  try {
+    text = (await readBoundedBody(request, WRITE_BODY_LIMIT)).toString("utf8");
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) throw tooLarge();
+    throw err;
   }
-  const text = Buffer.concat(chunks).toString("utf8");
   try {
     return JSON.parse(text) as unknown;
   } catch {

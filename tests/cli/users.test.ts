@@ -24,6 +24,15 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
         ),
       );
     let ownerPassword = "";
+    // The account's console session version (issue 21: a password reset and a weaker role end its sessions).
+    const sessionVersion = (email: string) =>
+      b.withDb(async (db) => {
+        const [row] = await db.query<{ v: number }>(
+          "select session_version as v from users where email = $1",
+          [email],
+        );
+        return row?.v;
+      });
 
     beforeAll(async () => {
       b = await open();
@@ -205,6 +214,8 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
       ]);
       expect(changed.code, changed.stderr).toBe(0);
       expect(changed.stdout).toContain("from member to admin");
+      expect(changed.stdout).not.toContain("sessions have ended");
+      const version = await sessionVersion("owner@acme.example");
       const same = await users([
         "add",
         "--email",
@@ -216,16 +227,35 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
       ]);
       expect(same.code, same.stderr).toBe(0);
       expect(same.stdout).toContain("nothing changed");
+      expect(await sessionVersion("owner@acme.example")).toBe(version);
+      // A weaker role ends the account's console sessions.
+      const demoted = await users([
+        "add",
+        "--email",
+        "owner@acme.example",
+        "--org",
+        "globex",
+        "--role",
+        "member",
+      ]);
+      expect(demoted.code, demoted.stderr).toBe(0);
+      expect(demoted.stdout).toContain("from admin to member");
+      expect(demoted.stdout).toContain("Its console sessions have ended.");
+      expect(await sessionVersion("owner@acme.example")).toBe(version! + 1);
+      await users(["add", "--email", "owner@acme.example", "--org", "globex", "--role", "admin"]);
       expect(await rolesOf("owner@acme.example")).toEqual([
         { slug: "acme", role: "owner" },
         { slug: "globex", role: "admin" },
       ]);
     });
 
-    it("resets a password: a new generated one verifies and the old one no longer does", async () => {
+    it("resets a password: a new generated one verifies, the old one no longer does, and the sessions end", async () => {
+      const version = await sessionVersion("owner@acme.example");
       const r = await users(["reset-password", "--email", "owner@acme.example"]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain("New password set for owner@acme.example.");
+      expect(r.stdout).toContain("Its console sessions have ended.");
+      expect(await sessionVersion("owner@acme.example")).toBe(version! + 1);
       const fresh = lastLine(r.stdout);
       expect(fresh).toMatch(/^[A-Za-z0-9_-]{16}$/);
       expect(fresh).not.toBe(ownerPassword);

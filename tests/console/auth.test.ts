@@ -95,18 +95,29 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
     expect(elsewhere.response.headers.get("location")).toBe("http://api.test/console");
   });
 
-  it("refuses an account after SIGN_IN_FAILURE_LIMIT failures from any addresses, even with the right password", async () => {
+  it("locks an account after SIGN_IN_FAILURE_LIMIT failures from any addresses for those addresses only: the right password from an address without failures gets in", async () => {
     const user = await newUser();
     const other = await newUser();
+    // A stranger who knows the email fails from several addresses (none reaches the per-address limit).
     for (let i = 0; i < LIMIT; i++) {
       const r = await signIn(user.email, "wrong password!", from(`10.0.3.${i + 1}`));
       expect(r.response.headers.get("location")).toMatch(/code=credentials$/);
     }
-    const refused = await signIn(user.email.toUpperCase(), PASSWORD, from("10.0.3.100"));
+    // From those addresses the account is locked, the right password included, before any password check.
+    const refused = await signIn(user.email.toUpperCase(), PASSWORD, from("10.0.3.1"));
     expect(refused.response.headers.get("location")).toMatch(/code=rate_limited$/);
     expect(await getConsoleUser(new Headers({ cookie: refused.cookie }))).toBeNull();
-    // Another account from the same new address still signs in.
-    const ok = await signIn(other.email, PASSWORD, from("10.0.3.100"));
+    // The owner, from an address without failures, signs in with the right password.
+    const owner = await signIn(user.email, PASSWORD, from("10.0.3.100"));
+    expect(owner.response.headers.get("location")).toBe("http://api.test/console");
+    expect((await getConsoleUser(new Headers({ cookie: owner.cookie })))?.id).toBe(user.id);
+    // A new address gets one wrong guess at the locked account, then it is locked out of it too.
+    const guess = await signIn(user.email, "wrong password!", from("10.0.3.101"));
+    expect(guess.response.headers.get("location")).toMatch(/code=credentials$/);
+    const after = await signIn(user.email, PASSWORD, from("10.0.3.101"));
+    expect(after.response.headers.get("location")).toMatch(/code=rate_limited$/);
+    // Another account from an address that failed (below its own limit) still signs in.
+    const ok = await signIn(other.email, PASSWORD, from("10.0.3.1"));
     expect(ok.response.headers.get("location")).toBe("http://api.test/console");
   });
 

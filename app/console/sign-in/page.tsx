@@ -53,7 +53,7 @@ export default async function SignInPage({
           {message}
         </p>
       ) : null}
-      <SignInForm sso={sso} callbackUrl={callbackUrl} />
+      <SignInForm sso={sso} callbackUrl={callbackUrl} retry={Boolean(message)} />
     </div>
   );
 }

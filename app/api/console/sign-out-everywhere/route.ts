@@ -1,0 +1,6 @@
+// "Sign out everywhere": POST ends every console session of the signed-in account (CSRF-checked, audited).
+import { consoleRoute } from "@/lib/console/http";
+import { signOutEverywhere } from "@/lib/console/session";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute(({ rt, user }) => signOutEverywhere(rt, user));
