@@ -1,4 +1,4 @@
-import { Lexer, Marked, type Token, type Tokens } from "marked";
+import { Lexer, Marked, Renderer, type Token, type Tokens } from "marked";
 import sanitizeHtml from "sanitize-html";
 
 const ESCAPES: Record<string, string> = {
@@ -31,6 +31,9 @@ function safeHref(href: string): string {
   return SAFE_HREF.test(href.trim()) ? href : "#";
 }
 
+// marked's own renderer, whose output the overrides below adjust.
+const BASE = new Renderer();
+
 const marked = new Marked({
   gfm: true,
   async: false,
@@ -48,6 +51,14 @@ const marked = new Marked({
       const inner = this.parser.parseInline(tokens);
       const t = title ? ` title="${escapeHtml(title)}"` : "";
       return `<a href="${escapeHtml(safeHref(href))}"${t}>${inner}</a>`;
+    },
+    // A code block or a table wider than its column scrolls sideways (app/globals.css): in the tab order, so that a
+    // keyboard can scroll it (WCAG 2.1.1, axe's scrollable-region-focusable).
+    code(token: Tokens.Code) {
+      return BASE.code.call(this, token).replace(/^<pre>/, '<pre tabindex="0">');
+    },
+    table(token: Tokens.Table) {
+      return BASE.table.call(this, token).replace(/^<table>/, '<table tabindex="0">');
     },
     image({ href, text }: Tokens.Image) {
       // Only same-origin images: the CSP allows no other origin anyway.
