@@ -435,6 +435,17 @@ test("on a phone the guides' and reference's navigation is one button above the 
     await expect(toggle).toHaveAttribute("aria-expanded", "false");
     await expect(nav.getByRole("link", { name: link, exact: true })).toBeHidden();
   }
+  // Escape closes it and leaves the focus on its button.
+  await page.goto("/docs/errors");
+  const docsToggle = page.getByRole("navigation", { name: "Documentation" }).getByRole("button");
+  await docsToggle.click();
+  await page
+    .getByRole("navigation", { name: "Documentation" })
+    .getByRole("link", { name: "Concepts" })
+    .focus();
+  await page.keyboard.press("Escape");
+  await expect(docsToggle).toHaveAttribute("aria-expanded", "false");
+  await expect(docsToggle).toBeFocused();
   // Following a link of the open navigation lands on the page with the navigation closed again.
   await page.goto("/reference/products");
   const nav = page.getByRole("navigation", { name: "Documentation" });
