@@ -5,6 +5,7 @@ import { GuideCards } from "@/components/guide-cards";
 import { JsonBlock } from "@/components/json-block";
 import { getConfig } from "@/lib/config";
 import { SAMPLE_LANGUAGES, allSamples } from "@/lib/portal/code-samples";
+import { CONSOLE_PATH, KEYS_PLACE } from "@/lib/portal/console-keys";
 import { getReferenceEndpoints } from "@/lib/portal/reference";
 
 // Title and description of the landing page.
@@ -53,8 +54,8 @@ export default function Home() {
           <div>
             <ol>
               <li>
-                <strong>Get a key.</strong> An administrator of your organization creates one in the console
-                (organization settings → API keys). It is shown once; keep it secret.
+                <strong>Get a key.</strong> An owner or admin of your organization creates one in{" "}
+                <Link href={CONSOLE_PATH}>{KEYS_PLACE}</Link>. It is shown once; keep it secret.
               </li>
               <li>
                 <strong>Export it</strong> in your shell: <code>export PCA_API_KEY=&apos;pca_…&apos;</code>

@@ -2,8 +2,10 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { getGuides } from "@/lib/portal/guides";
 import { getReferenceEndpoints } from "@/lib/portal/reference";
+import { DocsNav } from "./docs-nav";
 
-// The two-column frame of guides and reference pages: a sidebar of every page and the content.
+// The two-column frame of guides and reference pages: a sidebar of every page (one button above the content on a
+// phone) and the content.
 export function DocsShell({ current, children }: { current: string; children: ReactNode }) {
   const guides = getGuides();
   const endpoints = getReferenceEndpoints();
@@ -16,7 +18,7 @@ export function DocsShell({ current, children }: { current: string; children: Re
   );
   return (
     <div className="docs-shell">
-      <nav className="sidebar" aria-label="Documentation">
+      <DocsNav label="Documentation">
         <h2>Guides</h2>
         <ul>{guides.map((g) => link(`/docs/${g.slug}`, g.title))}</ul>
         <h2>Reference</h2>
@@ -38,7 +40,7 @@ export function DocsShell({ current, children }: { current: string; children: Re
             <a href="/public/v1/openapi.json">OpenAPI document</a>
           </li>
         </ul>
-      </nav>
+      </DocsNav>
       <div className="docs-content">{children}</div>
     </div>
   );

@@ -1,7 +1,8 @@
 import Link from "next/link";
+import { CONSOLE_PATH } from "@/lib/portal/console-keys";
 import { ThemeToggle, type Theme } from "./theme-toggle";
 
-// The header of every portal page: name, main navigation, search and theme.
+// The header of every portal page: name, main navigation (with the console, where keys are made), search and theme.
 export function SiteHeader({ theme }: { theme: Theme }) {
   return (
     <header className="site-header">
@@ -19,6 +20,7 @@ export function SiteHeader({ theme }: { theme: Theme }) {
           <Link href="/docs">Guides</Link>
           <Link href="/reference">Reference</Link>
           <Link href="/changelog">Changelog</Link>
+          <Link href={CONSOLE_PATH}>Console</Link>
         </nav>
         <form role="search" action="/search" method="get" className="search-form">
           <label htmlFor="site-search" className="visually-hidden">

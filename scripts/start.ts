@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
 import { AuthSecretMissingError, authSecret } from "../lib/console/auth-secret";
+import { previewFeatures, readyBanner } from "./lib/banner";
 import { buildReason, buildServerModules } from "./lib/build";
 import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
@@ -124,11 +125,9 @@ async function main() {
       () => false,
     );
     if (ok) {
-      const build = buildMs ? ` (build ${seconds(buildMs)})` : "";
-      console.log(`\nReady: ${config.baseUrl} — start-up took ${seconds(performance.now() - t0)}${build}.`);
-      console.log(
-        `API: ${config.baseUrl}/public/v1/products  ·  OpenAPI: ${config.baseUrl}/public/v1/openapi.json`,
-      );
+      const startupMs = performance.now() - t0;
+      const previews = previewFeatures(config);
+      console.log(readyBanner({ baseUrl: config.baseUrl, startupMs, buildMs, previews }).join("\n"));
       return;
     }
     await new Promise((r) => setTimeout(r, 250));

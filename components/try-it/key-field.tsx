@@ -1,4 +1,6 @@
+import Link from "next/link";
 import { useEffect, type RefObject } from "react";
+import { CONSOLE_PATH, KEYS_PLACE } from "@/lib/portal/console-keys";
 
 // Where the key is kept: this tab's session storage only.
 export const KEY_STORAGE = "pca-try-it-key";
@@ -58,8 +60,9 @@ export function KeyField({
       </div>
       <p id={`${id}-key-help`} className="help">
         {demoKey
-          ? "The embedded demo is running: you may use the key of its acme organization."
-          : "Paste a key created in the console."}
+          ? "The embedded demo is running: you may use the key of its acme organization, or paste"
+          : "Paste"}{" "}
+        a key made in <Link href={CONSOLE_PATH}>{KEYS_PLACE}</Link>.
       </p>
     </div>
   );

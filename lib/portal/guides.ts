@@ -7,6 +7,7 @@ import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
 import { WRITE_BODY_LIMIT } from "@/lib/public-api/with-public-api";
+import { CONSOLE_PATH, KEYS_PLACE } from "./console-keys";
 import { getReferenceEndpoints } from "./reference";
 
 // One guide of the portal: its page slug, title, description (meta and lists) and markdown body.
@@ -15,6 +16,11 @@ export interface Guide {
   title: string;
   description: string;
   markdown: string;
+}
+
+// Where keys are made, as a markdown link to the console (every guide's mention of that place).
+function keysLink(): string {
+  return `[${KEYS_PLACE}](${CONSOLE_PATH})`;
 }
 
 const SCOPE_GRANTS: Record<string, string> = {
@@ -36,7 +42,7 @@ const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
   PUBLIC_API_KEY_MISSING: "No `Authorization` header, or `Bearer` without a key.",
   PUBLIC_API_KEY_INVALID: "The key is malformed or unknown.",
   PUBLIC_API_KEY_EXPIRED: "The key has passed its expiry date.",
-  PUBLIC_API_KEY_REVOKED: "The key was revoked in the organization settings.",
+  PUBLIC_API_KEY_REVOKED: `The key was revoked in ${keysLink()}.`,
   PUBLIC_API_INSUFFICIENT_SCOPE: "The key is valid but lacks the endpoint's scope; the message names it.",
   PUBLIC_API_NOT_FOUND: "No such path, including the planned ones (`/products/{id}`, `/channels`).",
   PUBLIC_API_METHOD_NOT_ALLOWED: "A method other than GET, HEAD or OPTIONS (the `Allow` header lists them).",
@@ -177,6 +183,7 @@ function valueTypeRows(): string {
 // What a guide's markdown may take from code, written `{{name}}` in lib/portal/guides/<slug>.md.
 const PLACEHOLDERS: Record<string, () => string> = {
   baseUrl: () => getConfig().baseUrl,
+  keysPlace: keysLink,
   scopeRows,
   writeScope: () => WRITE_SCOPE,
   endpointRows,

@@ -1,4 +1,4 @@
-import { Marked, type Token, type Tokens } from "marked";
+import { Lexer, Marked, Renderer, type Token, type Tokens } from "marked";
 import sanitizeHtml from "sanitize-html";
 
 const ESCAPES: Record<string, string> = {
@@ -31,6 +31,9 @@ function isSafeHref(href: string): boolean {
   return SAFE_HREF.test(href.trim());
 }
 
+// marked's own renderer, whose output the overrides below adjust.
+const BASE = new Renderer();
+
 const marked = new Marked({
   gfm: true,
   async: false,
@@ -39,9 +42,9 @@ const marked = new Marked({
     html({ text }: Tokens.HTML | Tokens.Tag) {
       return escapeHtml(text);
     },
-    heading({ tokens, depth, text }: Tokens.Heading) {
+    heading({ tokens, depth }: Tokens.Heading) {
       const inner = this.parser.parseInline(tokens);
-      const id = slugify(markdownToText(text));
+      const id = slugify(inlineMarkdownToText(tokens));
       return `<h${depth} id="${id}"><a class="anchor" href="#${id}">${inner}</a></h${depth}>\n`;
     },
     link({ href, title, tokens }: Tokens.Link) {
@@ -50,6 +53,14 @@ const marked = new Marked({
       if (!isSafeHref(href)) return inner;
       const t = title ? ` title="${escapeHtml(title)}"` : "";
       return `<a href="${escapeHtml(href)}"${t}>${inner}</a>`;
+    },
+    // A code block or a table wider than its column scrolls sideways (app/globals.css): in the tab order, so that a
+    // keyboard can scroll it (WCAG 2.1.1, axe's scrollable-region-focusable).
+    code(token: Tokens.Code) {
+      return BASE.code.call(this, token).replace(/^<pre>/, '<pre tabindex="0">');
+    },
+    table(token: Tokens.Table) {
+      return BASE.table.call(this, token).replace(/^<table>/, '<table tabindex="0">');
     },
     image({ href, text }: Tokens.Image) {
       // Only same-origin images: the CSP allows no other origin anyway.
@@ -71,16 +82,69 @@ function absolute(html: string, absoluteBase: string | undefined): string {
   return absoluteBase ? html.replace(/(href|src)="\/(?!\/)/g, `$1="${escapeHtml(absoluteBase)}/`) : html;
 }
 
-// The plain text of markdown (for search and feed summaries).
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+// The text an HTML entity written in markdown stands for ("&amp;" → "&"); an unknown one is kept as written.
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] !== "#") return ENTITIES[name.toLowerCase()] ?? whole;
+    const code =
+      name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+// The text of inline tokens as a reader sees it: emphasis, links and code spans without their syntax, an image by
+// its alternative text, raw HTML as the text the renderer shows.
+function inlineText(tokens: readonly Token[]): string {
+  return tokens
+    .map((t) => {
+      if (t.type === "br") return " ";
+      if (t.type === "checkbox") return "";
+      if (t.type === "image") return t.text;
+      return "tokens" in t && t.tokens ? inlineText(t.tokens) : "text" in t ? String(t.text) : "";
+    })
+    .join("");
+}
+
+// The text of block tokens, one string per block: a table gives its cells (no pipes, no --- rule), a list its items,
+// a code block its code.
+function blockText(tokens: readonly Token[]): string[] {
+  return tokens.flatMap((t): string[] => {
+    switch (t.type) {
+      case "space":
+      case "hr":
+      case "def":
+        return [];
+      case "table": {
+        const table = t as Tokens.Table;
+        return [...table.header, ...table.rows.flat()].map((cell) => inlineText(cell.tokens));
+      }
+      case "list":
+        return (t as Tokens.List).items.flatMap((item) => blockText(item.tokens));
+      case "blockquote":
+        return blockText((t as Tokens.Blockquote).tokens);
+      case "code":
+        return [t.text];
+      default:
+        return ["tokens" in t && t.tokens ? inlineText(t.tokens) : "text" in t ? String(t.text) : ""];
+    }
+  });
+}
+
+// The plain text of markdown as the portal renders it, from the markdown's tokens (for search and feed summaries,
+// and heading anchors): no markdown syntax, a table as the text of its cells, entities decoded, white space folded.
 export function markdownToText(source: string): string {
-  return source
-    .replace(/```[\s\S]*?```/g, (block) => block.replace(/```\w*/g, ""))
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/^\s{0,3}(#{1,6}|>)\s*/gm, "")
-    .replace(/[`*|]/g, "")
+  return decodeEntities(blockText(marked.lexer(source)).join(" "))
     .replace(/\s+/g, " ")
     .trim();
+}
+
+// The plain text of one line of markdown read as inline content (a heading's text: "1. Get a key" stays as is), or of
+// its inline tokens.
+export function inlineMarkdownToText(source: string | readonly Token[]): string {
+  const tokens = typeof source === "string" ? Lexer.lexInline(source, marked.defaults) : source;
+  return decodeEntities(inlineText(tokens)).replace(/\s+/g, " ").trim();
 }
 
 // Renders one line of markdown (code spans, emphasis, links) to inline HTML, with the same escaping rules.

@@ -2,7 +2,7 @@ import "server-only";
 import type { Queryable } from "@/db/client";
 import { listChangelog, type ChangelogEntry } from "./changelog";
 import { getGuides } from "./guides";
-import { markdownToText, slugify } from "./markdown";
+import { inlineMarkdownToText, markdownToText, slugify } from "./markdown";
 import { getReferenceEndpoints } from "./reference";
 import { databaseReachable } from "./unavailable";
 
@@ -38,11 +38,11 @@ export function searchIndex(): SearchDoc[] {
     for (const part of parts) {
       const m = /^#{2,3} (.+)$/m.exec(part);
       const heading = m && part.startsWith("#") ? m[1]!.trim() : undefined;
-      const plainHeading = heading ? markdownToText(heading) : undefined;
+      const plainHeading = heading ? inlineMarkdownToText(heading) : undefined;
       docs.push({
         kind: "Guide",
         title: plainHeading ? `${g.title} › ${plainHeading}` : g.title,
-        url: heading ? `/docs/${g.slug}#${slugify(markdownToText(heading))}` : `/docs/${g.slug}`,
+        url: plainHeading ? `/docs/${g.slug}#${slugify(plainHeading)}` : `/docs/${g.slug}`,
         text: markdownToText(heading ? part.slice(m![0].length) : `${g.description} ${part}`),
       });
     }

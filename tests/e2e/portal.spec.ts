@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { expectAxeClean } from "./support/axe";
 
 const ARTIFACTS = path.resolve("tests/artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -23,6 +24,10 @@ const GUIDES = [
   "concepts",
   "versioning",
 ];
+
+// The two widths every page and state is checked at with axe: a desktop and a phone.
+const DESKTOP = { width: 1280, height: 720 };
+const PHONE = { width: 390, height: 844 };
 
 const PAGES = [
   "/",
@@ -53,6 +58,17 @@ function watch(page: Page, origin: string) {
   return problems;
 }
 
+// axe (WCAG 2.1 A and AA) on the page as it is now, at the desktop width then at the phone's (the state is kept: a
+// resize only changes which CSS applies), then back to the width it had.
+async function expectAxeCleanAtBothWidths(page: Page, label: string) {
+  const before = page.viewportSize() ?? DESKTOP;
+  await page.setViewportSize(DESKTOP);
+  await expectAxeClean(page, `${label} at ${DESKTOP.width} px`);
+  await page.setViewportSize(PHONE);
+  await expectAxeClean(page, `${label} at ${PHONE.width} px`);
+  await page.setViewportSize(before);
+}
+
 async function openTryIt(page: Page, endpoint: string) {
   await page.goto(`/reference/${endpoint}`);
   await expect(page.getByRole("heading", { name: "Try it" })).toBeVisible();
@@ -67,7 +83,7 @@ async function send(page: Page) {
 
 test.describe("every page", () => {
   for (const url of PAGES) {
-    test(`${url} renders without console errors, with a title, a description and a strict CSP`, async ({
+    test(`${url} renders without console errors, with a title, a description and a strict CSP; axe clean at 1280 and 390 px`, async ({
       page,
       baseURL,
     }) => {
@@ -83,6 +99,7 @@ test.describe("every page", () => {
       expect(await page.title()).toMatch(/\S/);
       expect(await page.locator('meta[name="description"]').getAttribute("content")).toMatch(/\S.{19,}/);
       expect(problems).toEqual([]);
+      await expectAxeCleanAtBothWidths(page, url);
     });
   }
 });
@@ -131,6 +148,7 @@ test("try-it with the demo key shows a 200 and items", async ({ page }) => {
   // The key is kept for this tab only, and never printed in the curl.
   expect(await page.evaluate(() => sessionStorage.getItem("pca-try-it-key"))).toMatch(/^pca_/);
   await expect(page.getByTestId("try-it-curl")).not.toContainText("pca_");
+  await expectAxeCleanAtBothWidths(page, "/reference/products with a 200 answer");
 });
 
 test("try-it with a wrong key shows the 401 body", async ({ page }) => {
@@ -141,6 +159,7 @@ test("try-it with a wrong key shows the 401 body", async ({ page }) => {
   const body = JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}");
   expect(body).toMatchObject({ statusCode: 401, error: "Unauthorized", message: "Clé API invalide." });
   await expect(page.getByTestId("try-it-answer")).toContainText("www-authenticate");
+  await expectAxeCleanAtBothWidths(page, "/reference/families with a 401 answer");
 });
 
 test("try-it with perPage=1000 shows the 400", async ({ page }) => {
@@ -152,6 +171,7 @@ test("try-it with perPage=1000 shows the 400", async ({ page }) => {
   const body = JSON.parse((await page.getByTestId("try-it-body").textContent()) ?? "{}");
   expect(body).toMatchObject({ statusCode: 400, code: "PUBLIC_API_INVALID_QUERY" });
   expect(body.message).toContain("perPage");
+  await expectAxeCleanAtBothWidths(page, "/reference/attributes with a 400 answer");
 });
 
 test("the reference shows updatedSince, the If-None-Match header, the ETag and the 304", async ({ page }) => {
@@ -187,6 +207,7 @@ test("try-it sends the last ETag in If-None-Match and shows the 304 readably", a
   await expect(page.getByTestId("try-it-body")).toHaveCount(0);
   await expect(page.getByTestId("try-it-answer")).toContainText("x-ratelimit-remaining");
   await expect(page.getByTestId("try-it-curl")).toContainText(`-H 'If-None-Match: ${etag}'`);
+  await expectAxeCleanAtBothWidths(page, "/reference/families with a 304 answer");
   // Unticked, the field keeps the tag to edit; emptied, the list comes again.
   await page.getByLabel("Send the ETag of the last answer").uncheck();
   await expect(page.getByLabel(/^If-None-Match/)).toHaveValue(etag);
@@ -266,6 +287,7 @@ test("the theme toggle switches and remembers the theme", async ({ page }) => {
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
   await page.reload();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  await expectAxeCleanAtBothWidths(page, "/docs in the dark theme");
 });
 
 test("pages are readable on a phone (no horizontal scroll)", async ({ browser, baseURL }) => {
@@ -285,6 +307,7 @@ for (const scheme of ["light", "dark"] as const) {
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto("/");
     await page.screenshot({ path: path.join(ARTIFACTS, `landing-${scheme}.png`), fullPage: true });
+    await expectAxeCleanAtBothWidths(page, `/ (${scheme})`);
     await openTryIt(page, "products");
     await page.getByRole("button", { name: /Use the demo key/ }).click();
     await page.getByLabel(/^perPage/).fill("2");
@@ -293,7 +316,159 @@ for (const scheme of ["light", "dark"] as const) {
     // The viewport around the answer (a full-page capture would repeat the sticky header and sidebar).
     await page.getByTestId("try-it-answer").evaluate((el) => el.scrollIntoView({ block: "start" }));
     await page.screenshot({ path: path.join(ARTIFACTS, `reference-try-it-${scheme}.png`) });
+    await expectAxeCleanAtBothWidths(page, `/reference/products with a 200 answer (${scheme})`);
     await page.goto("/changelog");
     await page.screenshot({ path: path.join(ARTIFACTS, `changelog-${scheme}.png`), fullPage: true });
+    await expectAxeCleanAtBothWidths(page, `/changelog (${scheme})`);
   });
 }
+
+test("the header links to the console, and the home page and guides name where keys are made, with a link", async ({
+  page,
+}) => {
+  for (const url of ["/", "/docs/getting-started", "/docs/authentication", "/reference/products"]) {
+    await page.goto(url);
+    await expect(page.getByRole("banner").getByRole("link", { name: "Console" })).toHaveAttribute(
+      "href",
+      "/console",
+    );
+    await expect(page.getByRole("main")).not.toContainText(/organi[sz]ation settings/i);
+  }
+  await page.goto("/");
+  const step = page.getByRole("listitem").filter({ hasText: "Get a key" });
+  await expect(step).toContainText("Console → your organization → API keys");
+  await expect(step.getByRole("link", { name: /Console/ })).toHaveAttribute("href", "/console");
+  await page.goto("/docs/getting-started");
+  const keys = page.getByRole("main").getByRole("link", { name: "Console → your organization → API keys" });
+  await expect(keys.first()).toHaveAttribute("href", "/console");
+  // The try-it form says where a key comes from, with the same link.
+  await openTryIt(page, "products");
+  await expect(page.locator(".try-it").getByRole("link", { name: /Console/ })).toHaveAttribute(
+    "href",
+    "/console",
+  );
+  // Signed out, the console is its sign-in page.
+  await page.getByRole("banner").getByRole("link", { name: "Console" }).click();
+  await expect(page).toHaveURL(/\/console\/sign-in/);
+});
+
+test("a missing page is the portal's 404: header, links back and search, strict CSP, no console error, axe clean", async ({
+  page,
+  baseURL,
+}) => {
+  // As watch() does, except that each visited page's own 404 (and the browser's console line about it) is expected.
+  const visited = new Set<string>();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" && !(/status of 404/.test(m.text()) && visited.has(m.location().url))) {
+      problems.push(`console: ${m.text()} (${m.location().url})`);
+    }
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400 && !visited.has(r.url())) problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on("request", (r) => {
+    if (!r.url().startsWith(baseURL!) && !r.url().startsWith("data:"))
+      problems.push(`third-party: ${r.url()}`);
+  });
+  for (const url of ["/no-such-page", "/docs/no-such-guide", "/reference/no-such-endpoint", "/docs/%ZZ"]) {
+    visited.add(`${baseURL}${url}`);
+    const response = await page.goto(url);
+    expect(response?.status(), url).toBe(404);
+    const csp = response!.headers()["content-security-policy"] ?? "";
+    expect(csp, url).toContain("style-src 'self' 'nonce-");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
+    await expect(
+      page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reference" }),
+    ).toBeVisible();
+    const main = page.getByRole("main");
+    for (const [name, href] of [
+      ["Home", "/"],
+      ["Guides", "/docs"],
+      ["API reference", "/reference"],
+      ["Changelog", "/changelog"],
+    ] as const) {
+      await expect(main.getByRole("link", { name, exact: true }), `${url}: ${name}`).toHaveAttribute(
+        "href",
+        href,
+      );
+    }
+    await expect(main.getByRole("search")).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    expect(await page.title()).toMatch(/not found/i);
+  }
+  await expectAxeCleanAtBothWidths(page, "the 404 page");
+  // Nothing else failed, and the CSP refused nothing (Next.js' default 404 has an inline style).
+  expect(problems).toEqual([]);
+  await page.getByRole("main").getByRole("searchbox").fill("perPage");
+  await page.getByRole("main").getByRole("searchbox").press("Enter");
+  await expect(page).toHaveURL(/\/search\?q=perPage/);
+  await expect(page.locator(".search-results li").first()).toBeVisible();
+});
+
+test("on a phone the guides' and reference's navigation is one button above the content; it opens and closes, axe clean both ways", async ({
+  browser,
+  baseURL,
+}) => {
+  const context = await browser.newContext({ viewport: PHONE, baseURL });
+  const page = await context.newPage();
+  for (const [url, link] of [
+    ["/reference/products", "Errors"],
+    ["/docs/errors", "Rate limits"],
+    ["/reference", "Getting started"],
+  ] as const) {
+    await page.goto(url);
+    const nav = page.getByRole("navigation", { name: "Documentation" });
+    const toggle = nav.getByRole("button", { name: /guides and reference/i });
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(nav.getByRole("link", { name: link, exact: true })).toBeHidden();
+    // The content starts in the first screen, right under the header and the button.
+    const h1 = (await page.locator("h1").first().boundingBox())!;
+    expect(h1.y + h1.height, url).toBeLessThan(PHONE.height / 2);
+    await expectAxeClean(page, `${url} at 390 px, navigation closed`);
+    await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-expanded", "true");
+    await expect(nav.getByRole("link", { name: link, exact: true })).toBeVisible();
+    await expectAxeClean(page, `${url} at 390 px, navigation open`);
+    await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await expect(nav.getByRole("link", { name: link, exact: true })).toBeHidden();
+  }
+  // Escape closes it and leaves the focus on its button.
+  await page.goto("/docs/errors");
+  const docsToggle = page.getByRole("navigation", { name: "Documentation" }).getByRole("button");
+  await docsToggle.click();
+  await page
+    .getByRole("navigation", { name: "Documentation" })
+    .getByRole("link", { name: "Concepts" })
+    .focus();
+  await page.keyboard.press("Escape");
+  await expect(docsToggle).toHaveAttribute("aria-expanded", "false");
+  await expect(docsToggle).toBeFocused();
+  // Following a link of the open navigation lands on the page with the navigation closed again.
+  await page.goto("/reference/products");
+  const nav = page.getByRole("navigation", { name: "Documentation" });
+  await nav.getByRole("button", { name: /guides and reference/i }).click();
+  await nav.getByRole("link", { name: "Errors", exact: true }).click();
+  await expect(page).toHaveURL(/\/docs\/errors$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Errors");
+  await expect(nav.getByRole("button", { name: /guides and reference/i })).toHaveAttribute(
+    "aria-expanded",
+    "false",
+  );
+  await expect(nav.getByRole("link", { name: "Pagination, sorting, search and filters" })).toBeHidden();
+  // On a desktop the navigation is a sidebar, always shown, with no button.
+  await page.setViewportSize(DESKTOP);
+  await expect(nav.getByRole("link", { name: "Pagination, sorting, search and filters" })).toBeVisible();
+  await expect(nav.getByRole("button", { name: /guides and reference/i })).toBeHidden();
+  await context.close();
+});
+
+test("search snippets are the rendered text: no markdown table syntax", async ({ page }) => {
+  await page.goto("/search?q=Meaning");
+  await expect(page.locator(".search-results li").first()).toBeVisible();
+  for (const snippet of await page.locator(".search-results p").allTextContents()) {
+    expect(snippet).not.toMatch(/---|\|/);
+  }
+});

@@ -35,17 +35,17 @@ function renderedSamples(): Record<"bash" | "js" | "python", string> {
     const guide = getGuide(SLUG);
     expect(guide, SLUG).toBeDefined();
     const html = renderMarkdown(guide!.markdown);
-    const blocks = [...html.matchAll(/<pre><code class="language-(\w+)">([\s\S]*?)<\/code><\/pre>/g)].map(
-      (m) => ({
-        lang: m[1]!,
-        code: m[2]!
-          .replace(/&lt;/g, "<")
-          .replace(/&gt;/g, ">")
-          .replace(/&quot;/g, '"')
-          .replace(/&#39;/g, "'")
-          .replace(/&amp;/g, "&"),
-      }),
-    );
+    const blocks = [
+      ...html.matchAll(/<pre[^>]*><code class="language-(\w+)">([\s\S]*?)<\/code><\/pre>/g),
+    ].map((m) => ({
+      lang: m[1]!,
+      code: m[2]!
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, "&"),
+    }));
     const find = (lang: string, start: string) => {
       const found = blocks.filter((b) => b.lang === lang && b.code.startsWith(start));
       expect(found, start).toHaveLength(1);

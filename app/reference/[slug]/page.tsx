@@ -4,6 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AllowedValues } from "@/components/allowed-values";
 import { CodeTabs } from "@/components/code-tabs";
+import { DataTable } from "@/components/data-table";
 import { DocsShell } from "@/components/docs-shell";
 import { JsonBlock } from "@/components/json-block";
 import { InlineMarkdown } from "@/components/markdown";
@@ -45,7 +46,7 @@ function limits(p: RefParam): string {
 
 function FieldsTable({ fields, label }: { fields: RefField[]; label: string }) {
   return (
-    <table aria-label={label}>
+    <DataTable label={label}>
       <thead>
         <tr>
           <th scope="col">Field</th>
@@ -68,7 +69,7 @@ function FieldsTable({ fields, label }: { fields: RefField[]; label: string }) {
           </tr>
         ))}
       </tbody>
-    </table>
+    </DataTable>
   );
 }
 
@@ -104,7 +105,7 @@ export default async function EndpointPage({ params }: Props) {
 
         <h2 id="parameters">Query parameters</h2>
         <p className="muted">All optional. Any other parameter is refused with a 400 that names it.</p>
-        <table aria-label="Query parameters">
+        <DataTable label="Query parameters">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -134,7 +135,7 @@ export default async function EndpointPage({ params }: Props) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </DataTable>
 
         <h2 id="headers">Request headers</h2>
         <ParamsTable
@@ -220,7 +221,7 @@ function displayType(p: RefParam): string {
 // The headers of an answer with their descriptions.
 function HeadersTable({ headers, label }: { headers: RefHeader[]; label: string }) {
   return (
-    <table aria-label={label}>
+    <DataTable label={label}>
       <thead>
         <tr>
           <th scope="col">Header</th>
@@ -237,7 +238,7 @@ function HeadersTable({ headers, label }: { headers: RefHeader[]; label: string 
           </tr>
         ))}
       </tbody>
-    </table>
+    </DataTable>
   );
 }
 
@@ -245,7 +246,7 @@ function HeadersTable({ headers, label }: { headers: RefHeader[]; label: string 
 function ErrorsSection({ errors, label }: { errors: RefError[]; label: string }) {
   return (
     <>
-      <table aria-label={label}>
+      <DataTable label={label}>
         <thead>
           <tr>
             <th scope="col">Status</th>
@@ -270,7 +271,7 @@ function ErrorsSection({ errors, label }: { errors: RefError[]; label: string })
             </tr>
           ))}
         </tbody>
-      </table>
+      </DataTable>
       {errors.map((err) =>
         err.examples.map((x) => (
           <details key={`${err.status}-${x.name}`}>
@@ -287,7 +288,7 @@ function ErrorsSection({ errors, label }: { errors: RefError[]; label: string })
 
 function ParamsTable({ params, label }: { params: RefParam[]; label: string }) {
   return (
-    <table aria-label={label}>
+    <DataTable label={label}>
       <thead>
         <tr>
           <th scope="col">Name</th>
@@ -314,7 +315,7 @@ function ParamsTable({ params, label }: { params: RefParam[]; label: string }) {
           </tr>
         ))}
       </tbody>
-    </table>
+    </DataTable>
   );
 }
 
@@ -379,7 +380,7 @@ function WriteOperationSection({ op, baseUrl }: { op: RefWriteOperation; baseUrl
       ) : null}
       <FieldsTable fields={op.bodyFields} label={`${op.bodySchemaName} fields`} />
       <h4>Values by attribute type</h4>
-      <table aria-label="Values by attribute type">
+      <DataTable label="Values by attribute type">
         <thead>
           <tr>
             <th scope="col">Attribute type</th>
@@ -400,7 +401,7 @@ function WriteOperationSection({ op, baseUrl }: { op: RefWriteOperation; baseUrl
             </tr>
           ))}
         </tbody>
-      </table>
+      </DataTable>
       <JsonBlock title="Example body" value={op.bodyExample} />
 
       <h3 id={`${id}-samples`}>Code samples</h3>
