@@ -206,6 +206,19 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
     }
   });
 
+  // Issue 21, row 13: a dry run skipped the header's checks (an empty or 256-character key: 200 on a dry run).
+  it("dryRun=true checks the Idempotency-Key like a creation: the same 400 for a malformed key", async () => {
+    for (const bad of ["", "a b", "x".repeat(256), "clé", '""']) {
+      const b = w.body();
+      const creation = await postProduct(w.writer, b, withKey(bad));
+      const dry = await postProduct(w.writer, b, withKey(bad), "?dryRun=true");
+      expect(dry.status, JSON.stringify(bad)).toBe(400);
+      expect({ ...dry.body, requestId: "<id>" }).toEqual({ ...creation.body, requestId: "<id>" });
+      expect(dry.body.details).toEqual([expect.objectContaining({ field: "Idempotency-Key" })]);
+      expect(await productCount(b.values.sku as string)).toBe(0);
+    }
+  });
+
   it("dryRun=true: 200 with what would be created, nothing written, the catalog version unchanged", async () => {
     const b = w.body({ name: "Essai à blanc" });
     const before = await version();
