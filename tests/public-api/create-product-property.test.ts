@@ -382,7 +382,8 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (proper
         }
         // A valid body is drafted by a dry run with a well-formed key or none (a dry run checks the key's form like
         // a creation), and created with a fresh key or none.
-        const wellFormedKey = headers["idempotency-key"] === undefined || wellFormed(headers["idempotency-key"]);
+        const wellFormedKey =
+          headers["idempotency-key"] === undefined || wellFormed(headers["idempotency-key"]);
         if (c.valid && c.dryRun && wellFormedKey) expect(res.status, what).toBe(200);
         if (c.valid && !c.dryRun && freshKey) expect(res.status, what).toBe(201);
       }),
