@@ -33,7 +33,8 @@ const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
     "A query parameter is unknown, repeated or invalid; the message names it and what is allowed.",
   PUBLIC_API_INVALID_PATH:
     "The path is not valid percent-encoding (`%ZZ`, a cut UTF-8 sequence), under `/public/` or `/media/`.",
-  PUBLIC_API_KEY_MISSING: "No `Authorization` header, or `Bearer` without a key.",
+  PUBLIC_API_KEY_MISSING:
+    "No `Authorization` header, or `Bearer` without a key. A key sent in the query (`?api_key=`, `?key=`, `?access_token=`…) is never read: the message says to send it in the header instead. URLs end up in logs and browser histories, so roll a key that was sent in one.",
   PUBLIC_API_KEY_INVALID: "The key is malformed or unknown.",
   PUBLIC_API_KEY_EXPIRED: "The key has passed its expiry date.",
   PUBLIC_API_KEY_REVOKED: "The key was revoked in the organization settings.",

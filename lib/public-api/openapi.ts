@@ -16,7 +16,7 @@ import { createProductQuery } from "./create-product";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import { WRITE_BODY_LIMIT } from "./with-public-api";
+import { WRITE_BODY_LIMIT, keyInQueryMessage } from "./with-public-api";
 
 type Json = Record<string, unknown>;
 
@@ -187,9 +187,10 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
         ),
       }),
       "401": errorResponseDoc(
-        "The key is missing, invalid, expired or revoked.",
+        "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
         {
           missing: errorExample("PUBLIC_API_KEY_MISSING"),
+          keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
           invalid: errorExample("PUBLIC_API_KEY_INVALID"),
           expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
           revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
@@ -377,9 +378,10 @@ function createProductOperation(): Json {
         },
       ),
       "401": errorResponseDoc(
-        "The key is missing, invalid, expired or revoked.",
+        "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
         {
           missing: errorExample("PUBLIC_API_KEY_MISSING"),
+          keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
           invalid: errorExample("PUBLIC_API_KEY_INVALID"),
           expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
           revoked: errorExample("PUBLIC_API_KEY_REVOKED"),

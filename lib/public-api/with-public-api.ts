@@ -199,11 +199,11 @@ async function authenticate(
   now: number,
 ): Promise<KeyRecord> {
   const auth = request.headers.get("authorization");
-  if (auth === null || auth.trim() === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
+  if (auth === null || auth.trim() === "") throw keyMissing(request);
   const m = /^Bearer(?:\s+(.*))?$/i.exec(auth.trim());
   if (!m) throw new PublicApiError("PUBLIC_API_KEY_INVALID");
   const token = (m[1] ?? "").trim();
-  if (token === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
+  if (token === "") throw keyMissing(request);
   if (!isWellFormedApiKey(token)) throw new PublicApiError("PUBLIC_API_KEY_INVALID");
 
   let lookedUp = false;
@@ -222,6 +222,25 @@ async function authenticate(
   if (!failure) return record!;
   if (lookedUp && rt.config.RATE_LIMIT_ENABLED) await countAuthFailure(request, rt, headers, now);
   throw failure;
+}
+
+// Query parameters in which clients commonly put an API key (compared without case).
+export const KEY_QUERY_PARAMS = ["api_key", "apikey", "api-key", "key", "access_token", "token"] as const;
+
+// The 401 of a request without a key in its Authorization header. A key sent in the query instead is not read (URLs
+// end up in logs, proxies and browser histories): the message names the parameter, never its value, and says where
+// the key goes. Same code as any missing key: the API reads keys from one place only, and a client branching on the
+// code must do the same thing (send the header); only the text for the person reading it differs.
+function keyMissing(request: Request): PublicApiError {
+  const names = [...new URL(request.url).searchParams.keys()];
+  const inQuery = names.find((n) => (KEY_QUERY_PARAMS as readonly string[]).includes(n.toLowerCase()));
+  if (inQuery === undefined) return new PublicApiError("PUBLIC_API_KEY_MISSING");
+  return new PublicApiError("PUBLIC_API_KEY_MISSING", keyInQueryMessage(inQuery));
+}
+
+// The message of the 401 to a key sent in the query parameter `name` (the OpenAPI document shows it too).
+export function keyInQueryMessage(name: string): string {
+  return `Clé API manquante : la clé se transmet dans l'en-tête « Authorization: Bearer <clé> », jamais dans l'URL (paramètre « ${name} » ignoré).`;
 }
 
 function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {

@@ -208,6 +208,7 @@ describe("the write examples are the route's answers", () => {
       postProduct(w.writer, w.body(), { ...json, "idempotency-key": "k".repeat(256) }),
     invalidDryRun: () => postProduct(w.writer, w.body(), json, "?dryRun=yes"),
     missing: () => postProduct(null, w.body()),
+    keyInQuery: () => postProduct(null, w.body(), json, `?api_key=${encodeURIComponent(w.writer)}`),
     invalid: () => postProduct("pca_notakeyatall", w.body()),
     insufficientScope: () => postProduct(w.f.acme.full, w.body()),
     familyNotFound: () => postProduct(w.writer, w.body({}, { familyId: w.otherFamilyId })),
