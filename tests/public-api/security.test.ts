@@ -66,7 +66,7 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
           vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void logged.push(...args)),
         );
         try {
-          for (const headers of [{}, { authorization: "Bearer " }]) {
+          for (const headers of [{}, { authorization: "Bearer " }] as Record<string, string>[]) {
             const res = await call(`${path}?perPage=5&${name}=${encodeURIComponent(secret)}`, { headers });
             expectError(
               res,
