@@ -16,7 +16,7 @@ import { createProductQuery } from "./create-product";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import { WRITE_BODY_LIMIT, keyInQueryMessage } from "./with-public-api";
+import { JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT, keyInQueryMessage } from "./with-public-api";
 
 type Json = Record<string, unknown>;
 
@@ -277,7 +277,7 @@ function createProductOperation(): Json {
     ],
     requestBody: {
       required: true,
-      description: `JSON (\`Content-Type: application/json\`), at most ${WRITE_BODY_LIMIT / 1024} KB.`,
+      description: `JSON (\`Content-Type: application/json\`), at most ${WRITE_BODY_LIMIT / 1024} KB and ${JSON_DEPTH_LIMIT} levels of nested objects and arrays (the body itself is level 1).`,
       content: {
         "application/json": {
           schema: { $ref: "#/components/schemas/CreateProductRequest" },
@@ -333,12 +333,24 @@ function createProductOperation(): Json {
         },
       },
       "400": writeError(
-        "The body is not JSON or not an object, has an unknown field or an `organizationId`, names an unknown attribute or gives a value of the wrong type; or a query parameter or the `Idempotency-Key` header is invalid. `details` names each field.",
+        `The body is not JSON, is nested deeper than ${JSON_DEPTH_LIMIT} levels or is not an object; or it has` +
+          " an unknown field or an `organizationId`, names an unknown attribute or gives a value of the wrong type; or a query parameter or the `Idempotency-Key` header is invalid. `details` names each field.",
         {
           malformedJson: writeErrorExample(
             "PUBLIC_API_INVALID_BODY",
             "Corps de requête invalide : JSON mal formé.",
             [detail("body", "INVALID_JSON", "Le corps n'est pas un JSON valide.")],
+          ),
+          tooDeep: writeErrorExample(
+            "PUBLIC_API_INVALID_BODY",
+            `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
+            [
+              detail(
+                `values.color${".0".repeat(JSON_DEPTH_LIMIT - 2)}`,
+                "TOO_DEEP",
+                `Valeur trop imbriquée : ${JSON_DEPTH_LIMIT} niveaux d'objets et de tableaux au plus.`,
+              ),
+            ],
           ),
           organizationId: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
             detail(

@@ -40,6 +40,12 @@ export class ApiAnswer {
 // Largest JSON body a write accepts, in bytes.
 export const WRITE_BODY_LIMIT = 64 * 1024;
 
+// Deepest nesting of objects and arrays a write's JSON body may have (the body itself is level 1). The deepest valid
+// creation has 4 levels (body, values, a channel's object, a price); 32 leaves room for any future field. V8's
+// JSON.parse reads the 32,768 levels a 64 KB body can hold, but recursive code after it does not: the value checks
+// overflowed the call stack near 3,000 levels and JSON.stringify near 10,000 (Node 20, measured), a 500.
+export const JSON_DEPTH_LIMIT = 32;
+
 // A list handler: reads and returns the response body; everything else is the wrapper's.
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 
@@ -182,13 +188,48 @@ async function readJsonBody(request: Request): Promise<unknown> {
     }
   }
   const text = Buffer.concat(chunks).toString("utf8");
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new PublicApiError("PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", {
       details: [{ field: "body", code: "INVALID_JSON", message: "Le corps n'est pas un JSON valide." }],
     });
   }
+  const deep = tooDeep(value, JSON_DEPTH_LIMIT);
+  if (deep !== undefined) {
+    throw new PublicApiError(
+      "PUBLIC_API_INVALID_BODY",
+      `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
+      {
+        details: [
+          {
+            field: deep.slice(0, 100),
+            code: "TOO_DEEP",
+            message: `Valeur trop imbriquée : ${JSON_DEPTH_LIMIT} niveaux d'objets et de tableaux au plus.`,
+          },
+        ],
+      },
+    );
+  }
+  return value;
+}
+
+// The path (as the write errors name fields: "values.color.0") of the first object or array nested deeper than
+// `limit` levels, or undefined. Walked with a stack of its own, in document order: no depth overflows it.
+function tooDeep(root: unknown, limit: number): string | undefined {
+  const stack: [value: unknown, path: string, depth: number][] = [[root, "", 1]];
+  while (stack.length > 0) {
+    const [v, path, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > limit) return path || "body";
+    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, x] = entries[i]!;
+      stack.push([x, path ? `${path}.${k}` : k, depth + 1]);
+    }
+  }
+  return undefined;
 }
 
 // Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.

@@ -200,6 +200,14 @@ describe("the write examples are the route's answers", () => {
   const json = { "content-type": "application/json" };
   const cases: Record<string, () => Promise<Json>> = {
     malformedJson: () => postProduct(w.writer, "{"),
+    tooDeep: () =>
+      postProduct(
+        w.writer,
+        JSON.stringify(w.body({ color: "<deep>" })).replace(
+          '"<deep>"',
+          `${"[".repeat(40)}1${"]".repeat(40)}`,
+        ),
+      ),
     organizationId: () => postProduct(w.writer, w.body({}, { organizationId: "org_x" })),
     unknownField: () => postProduct(w.writer, w.body({}, { sku: "ACM-1" })),
     unknownAttribute: () => postProduct(w.writer, w.body({ colour: "rouge" })),
