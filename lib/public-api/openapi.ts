@@ -15,6 +15,7 @@ import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { createProductQuery } from "./create-product";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
+import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
 import { JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT, keyInQueryMessage } from "./with-public-api";
 
@@ -105,14 +106,25 @@ function errorResponseDoc(
   };
 }
 
+// The request id and the rate-limit headers, as references to the document's components.
 const RATE_LIMIT_HEADERS = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
-  RateLimit: { $ref: "#/components/headers/RateLimit" },
-  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
-  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
-  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
-  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+  ...Object.fromEntries(
+    Object.keys(RATE_LIMIT_HEADER_DOCS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  ),
 };
+
+// An operation's responses, each declaring the rate-limit headers: every answer given after the limiter counted the
+// request carries them (lib/public-api/headers.ts says which), and the OWASP ruleset asks for them on every 2xx and
+// 4xx. Declared headers are optional: an answer given before the limiter (a missing key) simply has none.
+function withRateLimitHeaders(responses: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => [
+      status,
+      { ...r, headers: { ...RATE_LIMIT_HEADERS, ...(r.headers as Json | undefined) } },
+    ]),
+  );
+}
 
 // The validator headers of a list answer (200 and 304): its ETag, how it may be cached, and what it varies with.
 const CONDITIONAL_HEADERS = {
@@ -147,7 +159,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
     security: [{ bearerAuth: [e.scope] }],
     "x-required-scope": e.scope,
     parameters: params,
-    responses: {
+    responses: withRateLimitHeaders({
       "200": {
         description: "One page of items and the pagination of the whole list.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
@@ -216,7 +228,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
         { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
         { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
       ),
-    },
+    }),
   };
 }
 
@@ -284,7 +296,7 @@ function createProductOperation(): Json {
         },
       },
     },
-    responses: {
+    responses: withRateLimitHeaders({
       "200": {
         description:
           "Dry run (`?dryRun=true`): every check passed; what would be created. Nothing was written.",
@@ -488,7 +500,7 @@ function createProductOperation(): Json {
         { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
         { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
       ),
-    },
+    }),
   };
 }
 
@@ -625,21 +637,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
           description: "Identifier of the request, for support.",
           schema: { type: "string" },
         },
-        RateLimit: {
-          description:
-            'Remaining quota and seconds until it frees (IETF httpapi draft), e.g. `"default";r=599;t=60`.',
-          schema: { type: "string" },
-        },
-        "RateLimit-Policy": {
-          description: 'Quota and window in seconds, e.g. `"default";q=600;w=60`.',
-          schema: { type: "string" },
-        },
-        "X-RateLimit-Limit": { description: "Requests allowed per window.", schema: { type: "integer" } },
-        "X-RateLimit-Remaining": { description: "Requests left in the window.", schema: { type: "integer" } },
-        "X-RateLimit-Reset": {
-          description: "When the window frees, in seconds since the Unix epoch.",
-          schema: { type: "integer" },
-        },
+        ...RATE_LIMIT_HEADER_DOCS,
         "Retry-After": {
           description: "Seconds to wait before retrying.",
           schema: { type: "integer", minimum: 1 },

@@ -3,12 +3,16 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET, HEAD, OPTIONS, POST } from "@/app/public/v1/openapi.json/route";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { endpointsFromDocument } from "@/lib/portal/reference";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
-import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
+import { generateApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
+import { RATE_LIMIT_HEADERS } from "@/lib/public-api/headers";
+import { RESOURCES, call, setupApi, type ApiFixture, type ApiResponse } from "../support/api";
+import { insertKey } from "../support/write-preview";
 
 describe("GET /public/v1/openapi.json", () => {
   it("is public JSON describing the five endpoints, their scopes and every parameter", async () => {
@@ -195,4 +199,53 @@ describe("the documented conditional answers are the routes' answers", () => {
       expect(res.headers.get("vary")).toContain(doc.components.headers.Vary.example);
     },
   );
+});
+
+// Issue 21, row 12: the rate-limit headers were sent on 400, 401, 403 (and every write-preview error) but declared on
+// 200, 304 and 429 only. Each documented status of each list, provoked on the real route: every rate-limit header it
+// carries is declared on that status.
+describe("every rate-limit header an answer carries is declared on its status", () => {
+  let fx: ApiFixture;
+  beforeAll(async () => {
+    fx = await setupApi("pglite", { RATE_LIMIT_REQUESTS: "3" });
+  }, 120_000);
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await fx?.close();
+  });
+
+  it.each(RESOURCES)("%s", async (r) => {
+    const doc = buildOpenApiDocument("http://api.test") as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const op = doc.paths[`/public/v1/${r}`].get;
+    const path = `/public/v1/${r}`;
+    // A fresh key per answer (3 requests per window), with every read scope or all but this list's.
+    const fresh = (scopes: readonly string[] = READ_SCOPES) => insertKey(fx, fx.acme.orgId, scopes);
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const answers: Record<string, ApiResponse> = {};
+    answers["200"] = await call(path, { key: await fresh() });
+    const again = await fresh();
+    const tag = (await call(path, { key: again })).headers.get("etag")!;
+    answers["304"] = await call(path, { key: again, headers: { "if-none-match": tag } });
+    answers["400"] = await call(`${path}?perPage=0`, { key: await fresh() });
+    answers["401"] = await call(path, { key: generateApiKey() });
+    answers["403"] = await call(path, { key: await fresh(READ_SCOPES.filter((s) => s !== `${r}:read`)) });
+    const spent = await fresh();
+    for (let i = 0; i < 3; i++) await call(`${path}?perPage=1`, { key: spent });
+    answers["429"] = await call(path, { key: spent });
+    vi.spyOn(fx.runtime, "catalog").mockRejectedValueOnce(new Error("boom"));
+    answers["500"] = await call(path, { key: await fresh() });
+    vi.spyOn(fx.runtime, "catalog").mockRejectedValueOnce(
+      Object.assign(new Error("down"), { code: "ECONNREFUSED" }),
+    );
+    answers["503"] = await call(path, { key: await fresh() });
+
+    expect(Object.keys(answers).sort()).toEqual(Object.keys(op.responses).sort());
+    for (const [status, res] of Object.entries(answers)) {
+      expect(String(res.status), status).toBe(status);
+      const sent = Object.keys(RATE_LIMIT_HEADERS).filter((h) => res.headers.get(h) !== null);
+      // The answers given after the limiter carry them all (a 401: the auth-failures policy of the address).
+      expect(sent, status).toEqual(Object.keys(RATE_LIMIT_HEADERS));
+      expect(Object.keys(op.responses[status].headers ?? {}), status).toEqual(expect.arrayContaining(sent));
+    }
+  });
 });
