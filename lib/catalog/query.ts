@@ -86,6 +86,15 @@ export function qParam(fields: string[]) {
   } satisfies ParamDef;
 }
 
+// The sort values the server takes, as a regular expression for the OpenAPI document (JSON Schema's `pattern`, the
+// ECMA-262 dialect): sortable fields with .asc or .desc, comma-separated, spaces around each (the transform trims
+// them: \s and String.prototype.trim strip the same characters). A field given twice also matches; the server
+// refuses it.
+export function sortPattern(fields: readonly string[]): string {
+  const key = `\\s*(?:${fields.join("|")})\\.(?:asc|desc)\\s*`;
+  return `^${key}(?:,${key})*$`;
+}
+
 // sort: `field.asc|desc`, comma-separated; default updatedAt.desc; id is always the last tie-breaker.
 export function sortParam<F extends string>(fields: readonly F[]) {
   const allowed = new Set<string>(fields);
@@ -93,6 +102,7 @@ export function sortParam<F extends string>(fields: readonly F[]) {
     schema: z
       .string()
       .max(500)
+      .meta({ pattern: sortPattern(fields) })
       .default("updatedAt.desc")
       .transform((value, ctx): SortKey<F>[] => {
         const keys: SortKey<F>[] = [];

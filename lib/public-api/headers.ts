@@ -75,10 +75,11 @@ export function setRateLimitHeaders(
   for (const [name, value] of Object.entries(values)) h.set(name, value);
 }
 
-// The answer to a CORS preflight of the public API.
+// The answer to a CORS preflight of the public API, for a resource whose methods are `allow`: its Allow header is
+// the one its 405 sends (one value for both, so a client reads one answer), and CORS allows those and OPTIONS.
 export function preflightResponse(allow: string): Response {
   const headers = apiHeaders(randomUUID(), "public, max-age=86400");
-  headers.set("Access-Control-Allow-Methods", allow);
+  headers.set("Access-Control-Allow-Methods", `${allow}, OPTIONS`);
   headers.set(
     "Access-Control-Allow-Headers",
     "Authorization, Content-Type, Accept, If-None-Match, Idempotency-Key",

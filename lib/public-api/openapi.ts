@@ -17,7 +17,13 @@ import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
 import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import { JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT, keyInQueryMessage } from "./with-public-api";
+import {
+  IF_NONE_MATCH_MAX,
+  IF_NONE_MATCH_TOO_LONG,
+  JSON_DEPTH_LIMIT,
+  WRITE_BODY_LIMIT,
+  keyInQueryMessage,
+} from "./with-public-api";
 
 type Json = Record<string, unknown>;
 
@@ -92,7 +98,7 @@ function errorResponseDoc(
   description: string,
   examples: Record<string, Json>,
   headers: Json = {},
-  schema = "Error",
+  schema = "ApiError",
 ): Json {
   return {
     description,
@@ -145,7 +151,7 @@ const IF_NONE_MATCH: Json = {
     "unchanged, the answer is **304 Not Modified** with no body: keep your copy. Checked after the key, the rate " +
     "limit and the scope, so a 304 counts against the quota like any request, and a revoked key still gets 401. " +
     "A `W/` prefix is ignored (weak comparison).",
-  schema: { type: "string" },
+  schema: { type: "string", maxLength: IF_NONE_MATCH_MAX },
   example: EXAMPLE_ETAG,
 };
 
@@ -188,16 +194,20 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
           "rate-limit headers as on a 200.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
-      "400": errorResponseDoc("A query parameter is unknown or invalid; the message names it.", {
-        invalidPerPage: errorExample(
-          "PUBLIC_API_INVALID_QUERY",
-          "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
-        ),
-        unknownParameter: errorExample(
-          "PUBLIC_API_INVALID_QUERY",
-          `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
-        ),
-      }),
+      "400": errorResponseDoc(
+        `A query parameter is unknown or invalid, or \`If-None-Match\` is longer than ${IF_NONE_MATCH_MAX} characters; the message names it.`,
+        {
+          ifNoneMatchTooLong: errorExample("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG),
+          invalidPerPage: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
+          ),
+          unknownParameter: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
+          ),
+        },
+      ),
       "401": errorResponseDoc(
         "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
         {
@@ -592,6 +602,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
           ? " Write preview (switched on on this server): `POST /public/v1/products` creates draft products with the " +
             "`products:write` scope; its errors add `details`, one entry per offending field. It may still change."
           : ""),
+      // The portal of this server: its guides say how to reach support (quote the requestId).
+      contact: { name: "Public Catalog API portal", url: `${baseUrl}/docs` },
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: baseUrl, description: "This server" }],
@@ -622,7 +634,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         Category: jsonSchema(categorySchema, "output"),
         Media: jsonSchema(mediaSchema, "output"),
         Pagination: jsonSchema(paginationSchema, "output"),
-        Error: jsonSchema(readErrorBodySchema, "output"),
+        // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
+        // and one named Error shadows JavaScript's global Error class in the code that imports it.
+        ApiError: jsonSchema(readErrorBodySchema, "output"),
         ...(writes
           ? {
               ...componentSchemas(createProductSchemaRegistry),

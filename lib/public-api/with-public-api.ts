@@ -7,7 +7,7 @@ import { isWellFormedApiKey } from "@/lib/keys/format";
 import type { Scope } from "@/lib/keys/scopes";
 import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
 import { clientAddress } from "./client-address";
-import { UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
+import { READ_ALLOW, UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
 import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
 import { listTag, noneMatchHits } from "./page-cache";
@@ -49,8 +49,6 @@ export const JSON_DEPTH_LIMIT = 32;
 // A list handler: reads and returns the response body; everything else is the wrapper's.
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 
-const READ_METHODS = "GET, HEAD, OPTIONS";
-
 // Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
 // → (writes: content type → 415, size → 413, JSON → 400) → (lists: catalog version → ETag → 304 or page cache)
 // → handler.
@@ -89,6 +87,7 @@ export function withPublicApi<Q>(
       }
       const url = new URL(request.url);
       const query = parseQuery(url.searchParams, opts.query);
+      if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
       const input = opts.jsonBody ? await readJsonBody(request) : undefined;
       const catalog = await rt.catalog();
       const run = () =>
@@ -144,6 +143,18 @@ export function withPublicApi<Q>(
       return errorResponse(err, requestId, headers, head);
     }
   };
+}
+
+// Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;
+// a longer header is a client's mistake, refused rather than split and compared tag by tag.
+export const IF_NONE_MATCH_MAX = 2048;
+
+// The message of the 400 to an If-None-Match longer than IF_NONE_MATCH_MAX (the OpenAPI document shows it too).
+export const IF_NONE_MATCH_TOO_LONG = `En-tête « If-None-Match » invalide : ${IF_NONE_MATCH_MAX} caractères au plus attendus (une ou plusieurs ETag séparées par des virgules, ou *).`;
+
+function checkIfNoneMatch(header: string | null): void {
+  if (header !== null && header.length > IF_NONE_MATCH_MAX)
+    throw new PublicApiError("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG);
 }
 
 // A write's body: JSON by its content type (415), at most WRITE_BODY_LIMIT bytes (413), parsed (400).
@@ -340,7 +351,7 @@ function readOnlyRoute(read: (request: Request) => Promise<Response>) {
   return {
     GET: read,
     HEAD: read,
-    OPTIONS: async () => preflightResponse(READ_METHODS),
+    OPTIONS: async () => preflightResponse(READ_ALLOW),
     POST: notAllowed,
     PUT: notAllowed,
     PATCH: notAllowed,

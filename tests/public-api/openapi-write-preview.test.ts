@@ -60,7 +60,7 @@ describe("the OpenAPI document with the write preview off", () => {
       "Category",
       "Media",
       "Pagination",
-      "Error",
+      "ApiError",
     ]);
     expect(JSON.stringify(doc)).not.toMatch(/products:write|preview|Idempotency|dryRun|details/i);
   });
