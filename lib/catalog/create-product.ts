@@ -168,26 +168,44 @@ function checkValue(
 // escapes, "\u0000", "\ud800").
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-// The places of a body (keys and strings, at any depth) holding text that cannot be stored: at most 20.
-function unstorableText(v: unknown, path: string, issues: WriteIssue[] = []): WriteIssue[] {
-  const at = (p: string) => {
-    if (issues.length < 20)
-      issues.push({
-        field: p.replace(UNSTORABLE, "?").slice(0, 100) || "body",
-        code: "INVALID_TEXT",
-        message: "Texte invalide : caractère NUL ou demi-paire UTF-16 isolée.",
-      });
-  };
-  if (typeof v === "string") {
-    if (UNSTORABLE.test(v)) at(path);
-  } else if (Array.isArray(v)) {
-    v.forEach((x, i) => unstorableText(x, `${path}.${i}`.replace(/^\./, ""), issues));
-  } else if (isPlainObject(v)) {
-    for (const [k, x] of Object.entries(v)) {
-      const p = path ? `${path}.${k}` : k;
-      if (UNSTORABLE.test(k)) at(p);
-      else unstorableText(x, p, issues);
+// Where a value of the body is: its key under its parent's place (the body itself has none). A path is spelled out
+// only for an issue, so that a deep body costs no string per level.
+interface Place {
+  parent: Place | undefined;
+  key: string;
+}
+const pathOf = (place: Place | undefined): string => {
+  const keys: string[] = [];
+  for (let p = place; p; p = p.parent) keys.push(p.key);
+  return keys.reverse().join(".");
+};
+
+// The places of a body (keys and strings, at any depth) holding text that cannot be stored: at most 20, in document
+// order. Walked with a stack of its own: a body nested deeper than the call stack (3,000 levels overflowed the
+// recursive walk this replaces) cannot make it throw; the API refuses bodies deeper than 32 levels before this anyway.
+function unstorableText(body: unknown): WriteIssue[] {
+  const issues: WriteIssue[] = [];
+  const stack: [value: unknown, place: Place | undefined][] = [[body, undefined]];
+  while (stack.length > 0 && issues.length < 20) {
+    const [v, place] = stack.pop()!;
+    if (typeof v === "string") {
+      if (UNSTORABLE.test(v))
+        issues.push({
+          field: pathOf(place).replace(UNSTORABLE, "?").slice(0, 100) || "body",
+          code: "INVALID_TEXT",
+          message: "Texte invalide : caractère NUL ou demi-paire UTF-16 isolée.",
+        });
+      continue;
     }
+    const children: [unknown, Place][] = [];
+    if (Array.isArray(v)) v.forEach((x, i) => children.push([x, { parent: place, key: String(i) }]));
+    else if (isPlainObject(v)) {
+      // A key that cannot be stored is the issue at its place (the key, a string, is what is checked there); its
+      // value is not looked into.
+      for (const [k, x] of Object.entries(v))
+        children.push([UNSTORABLE.test(k) ? k : x, { parent: place, key: k }]);
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
   return issues;
 }
@@ -203,7 +221,7 @@ function checkShape(body: unknown): {
       { field: "body", code: "INVALID_TYPE", message: "Le corps doit être un objet JSON." },
     ]);
   const b = body as Record<string, unknown>;
-  const unstorable = unstorableText(b, "");
+  const unstorable = unstorableText(b);
   if (unstorable.length > 0) refuse("invalid", unstorable);
   const issues: WriteIssue[] = [];
   for (const k of Object.keys(b)) {

@@ -86,6 +86,15 @@ export function qParam(fields: string[]) {
   } satisfies ParamDef;
 }
 
+// The sort values the server takes, as a regular expression for the OpenAPI document (JSON Schema's `pattern`, the
+// ECMA-262 dialect): sortable fields with .asc or .desc, comma-separated, spaces around each (the transform trims
+// them: \s and String.prototype.trim strip the same characters). A field given twice also matches; the server
+// refuses it.
+export function sortPattern(fields: readonly string[]): string {
+  const key = `\\s*(?:${fields.join("|")})\\.(?:asc|desc)\\s*`;
+  return `^${key}(?:,${key})*$`;
+}
+
 // sort: `field.asc|desc`, comma-separated; default updatedAt.desc; id is always the last tie-breaker.
 export function sortParam<F extends string>(fields: readonly F[]) {
   const allowed = new Set<string>(fields);
@@ -93,6 +102,7 @@ export function sortParam<F extends string>(fields: readonly F[]) {
     schema: z
       .string()
       .max(500)
+      .meta({ pattern: sortPattern(fields) })
       .default("updatedAt.desc")
       .transform((value, ctx): SortKey<F>[] => {
         const keys: SortKey<F>[] = [];
@@ -182,34 +192,60 @@ export function textParam(description: string, max = 200) {
 const ISO_WITH_ZONE =
   /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
+// The instants updatedSince takes, in UTC: the years 0001 to 9999, the range of the API's timestamps. Postgres refuses
+// year 0 and year 10000 (which a time zone can reach from 0001-01-01 or 9999-12-31, and which JavaScript writes as
+// "0000-…" and "+010000-…"): outside this range a value was a 500 on every list.
+const UPDATED_SINCE_MIN = Date.parse("0001-01-01T00:00:00.000Z");
+const UPDATED_SINCE_MAX = Date.parse("9999-12-31T23:59:59.999Z");
+const UPDATED_SINCE_EXAMPLE = "2026-06-07T09:30:12.345Z";
+const UPDATED_SINCE_EXPECTED = `date et heure ISO 8601 avec fuseau horaire attendue (ex. ${UPDATED_SINCE_EXAMPLE})`;
+
+// The instant a well-formed value names, in milliseconds since the epoch, or undefined when it is not one (a day or
+// hour that does not exist: 2031-02-30, 24:00, a zone offset past 23:59).
+function instantOf(v: string): number | undefined {
+  const m = ISO_WITH_ZONE.exec(v);
+  if (!m) return undefined;
+  const day = new Date(`${m[1]}T00:00:00.000Z`);
+  const [h, mi, sec, zh, zm] = [m[2], m[3], m[4] ?? "0", m[5] ?? "0", m[6] ?? "0"].map(Number);
+  const exists =
+    !Number.isNaN(day.getTime()) &&
+    day.toISOString().slice(0, 10) === m[1] &&
+    h! <= 23 &&
+    mi! <= 59 &&
+    sec! <= 59 &&
+    zh! <= 23 &&
+    zm! <= 59;
+  return exists ? Date.parse(v) : undefined;
+}
+
 // updatedSince: items whose updatedAt is at or after this instant (inclusive, to the millisecond). Parsed to the
-// UTC form of the API's timestamps, so that one instant written in two time zones is one query (and one ETag).
+// UTC form of the API's timestamps, so that one instant written in two time zones is one query (and one ETag). Every
+// refusal is in French and names the expected form with an example.
 export const updatedSinceParam = {
   schema: z
     .string()
     .max(40)
-    .refine((v) => {
-      const m = ISO_WITH_ZONE.exec(v);
-      if (!m) return false;
-      const day = new Date(`${m[1]}T00:00:00.000Z`);
-      const [h, mi, sec, zh, zm] = [m[2], m[3], m[4] ?? "0", m[5] ?? "0", m[6] ?? "0"].map(Number);
-      return (
-        !Number.isNaN(day.getTime()) &&
-        day.toISOString().slice(0, 10) === m[1] &&
-        h! <= 23 &&
-        mi! <= 59 &&
-        sec! <= 59 &&
-        zh! <= 23 &&
-        zm! <= 59
-      );
+    .transform((v, ctx) => {
+      const at = instantOf(v);
+      if (at === undefined) {
+        ctx.addIssue({ code: "custom", message: UPDATED_SINCE_EXPECTED });
+        return z.NEVER;
+      }
+      if (at < UPDATED_SINCE_MIN || at > UPDATED_SINCE_MAX) {
+        ctx.addIssue({
+          code: "custom",
+          message: `instant compris entre 0001-01-01T00:00:00Z et 9999-12-31T23:59:59.999Z en UTC attendu, en ISO 8601 avec fuseau horaire (ex. ${UPDATED_SINCE_EXAMPLE})`,
+        });
+        return z.NEVER;
+      }
+      return new Date(at).toISOString();
     })
-    .transform((v) => new Date(v).toISOString())
     .optional()
     .meta({ format: "date-time" }),
   description:
-    "Only items whose `updatedAt` is at or after this instant (inclusive, to the millisecond): an ISO 8601 date and time with a time zone, e.g. `2026-06-07T09:30:12.345Z` or `2026-06-07T11:30:12.345+02:00`. Combines with every other parameter.",
-  expected: "date et heure ISO 8601 avec fuseau horaire attendue (ex. 2026-06-07T09:30:12.345Z)",
-  example: "2026-06-07T09:30:12.345Z",
+    "Only items whose `updatedAt` is at or after this instant (inclusive, to the millisecond): an ISO 8601 date and time with a time zone, e.g. `2026-06-07T09:30:12.345Z` or `2026-06-07T11:30:12.345+02:00`, within the years 0001 to 9999 in UTC. Combines with every other parameter.",
+  expected: UPDATED_SINCE_EXPECTED,
+  example: UPDATED_SINCE_EXAMPLE,
 } satisfies ParamDef;
 
 // The parameters every list has: page, perPage, q (over the given fields), sort (over the given fields) and

@@ -1,9 +1,17 @@
 // The catalog's list items and pagination as zod schemas: their types, the OpenAPI document's schemas and the
 // tests' checks all come from here.
 import { z } from "zod";
-import { ATTRIBUTE_TYPES, MEDIA_TYPES, PRODUCT_STATUSES } from "@/db/schema";
+import { ATTRIBUTE_TYPES, ID_PREFIX, MEDIA_TYPES, PRODUCT_STATUSES, type IdPrefix } from "@/db/schema";
 
-const id = z.string().meta({ description: "Opaque identifier.", example: "prd_7Yq2nC4kP0sLx9Ta" });
+// An opaque identifier of one resource, its example spelled with that resource's prefix (db/schema.ts ID_PREFIX), so
+// that a family id never looks like a product's in the document. The same examples as the document's item examples.
+const idOf = (prefix: IdPrefix, example: string) =>
+  z.string().meta({ description: "Opaque identifier.", example: `${prefix}_${example}` });
+const productId = idOf(ID_PREFIX.product, "7Yq2nC4kP0sLx9Ta");
+const familyId = idOf(ID_PREFIX.family, "1b2C3d4E5f6G7h8I");
+const categoryId = idOf(ID_PREFIX.category, "9a8B7c6D5e4F3g2H");
+const attributeId = idOf(ID_PREFIX.attribute, "4K5l6M7n8O9p0Q1r");
+const mediaId = idOf(ID_PREFIX.media, "2S3t4U5v6W7x8Y9z");
 const timestamp = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
@@ -23,7 +31,7 @@ export const paginationSchema = z
 // Product list item.
 export const productSchema = z
   .object({
-    id,
+    id: productId,
     identifier: z
       .string()
       .meta({ description: "Business identifier (the SKU value).", example: "ACM-CHA-000123" }),
@@ -33,8 +41,8 @@ export const productSchema = z
       example: "Chaise Oslo en chêne",
     }),
     status: z.enum(PRODUCT_STATUSES).meta({ description: "`draft` for new products.", example: "draft" }),
-    family: z.object({ id, label: z.string().meta({ example: "Chaises" }) }).strict(),
-    category: z.object({ id, label: z.string().meta({ example: "Salle à manger" }) }).strict(),
+    family: z.object({ id: familyId, label: z.string().meta({ example: "Chaises" }) }).strict(),
+    category: z.object({ id: categoryId, label: z.string().meta({ example: "Salle à manger" }) }).strict(),
     updatedAt: timestamp,
   })
   .strict();
@@ -42,7 +50,7 @@ export const productSchema = z
 // Family list item.
 export const familySchema = z
   .object({
-    id,
+    id: familyId,
     slug: z.string().meta({ example: "chaises" }),
     code: z.string().meta({ example: "chairs" }),
     label: z.string().meta({ example: "Chaises" }),
@@ -53,7 +61,7 @@ export const familySchema = z
 // Attribute list item.
 export const attributeSchema = z
   .object({
-    id,
+    id: attributeId,
     slug: z.string().meta({ example: "couleur" }),
     code: z.string().meta({ example: "color" }),
     label: z.string().meta({ example: "Couleur" }),
@@ -69,13 +77,16 @@ export const attributeSchema = z
 // Category list item.
 export const categorySchema = z
   .object({
-    id,
+    id: categoryId,
     slug: z.string().meta({ example: "salle-a-manger" }),
     label: z.string().meta({ example: "Salle à manger" }),
     parentId: z
       .string()
       .nullable()
-      .meta({ description: "Null for a category without a parent.", example: null }),
+      .meta({
+        description: "Id of the parent category; null for a category without a parent.",
+        example: `${ID_PREFIX.category}_5c6D7e8F9g0H1i2J`,
+      }),
     isMaster: z.boolean().meta({ description: "Master category flag.", example: true }),
     updatedAt: timestamp,
   })
@@ -84,7 +95,7 @@ export const categorySchema = z
 // Media list item.
 export const mediaSchema = z
   .object({
-    id,
+    id: mediaId,
     slug: z.string().meta({ example: "chaise-oslo-packshot-1" }),
     originalName: z.string().meta({ description: "Original file name.", example: "chaise-oslo-chêne.png" }),
     type: z.enum(MEDIA_TYPES).meta({ example: "IMAGE" }),
@@ -104,9 +115,9 @@ export const mediaSchema = z
 // The answer to a product creation (write preview): the contract's target creation response.
 export const createdProductSchema = z
   .object({
-    id,
-    familyId: id,
-    categoryId: id,
+    id: productId,
+    familyId,
+    categoryId,
     status: z.literal("draft").meta({ description: "A new product is a draft." }),
     createdAt: timestamp,
   })
@@ -116,8 +127,8 @@ export const createdProductSchema = z
 export const productDraftSchema = z
   .object({
     dryRun: z.literal(true),
-    familyId: id,
-    categoryId: id,
+    familyId,
+    categoryId,
     status: z.literal("draft"),
     identifier: z
       .string()

@@ -6,7 +6,7 @@ import { attributeValueSchemas } from "@/lib/catalog/create-product-schema";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
-import { WRITE_BODY_LIMIT } from "@/lib/public-api/with-public-api";
+import { IF_NONE_MATCH_MAX, WRITE_BODY_LIMIT } from "@/lib/public-api/with-public-api";
 import { CONSOLE_PATH, KEYS_PLACE } from "./console-keys";
 import { getReferenceEndpoints } from "./reference";
 
@@ -39,8 +39,10 @@ const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
     "A query parameter is unknown, repeated or invalid; the message names it and what is allowed.",
   PUBLIC_API_INVALID_PATH:
     "The path is not valid percent-encoding (`%ZZ`, a cut UTF-8 sequence), under `/public/` or `/media/`.",
-  PUBLIC_API_KEY_MISSING: "No `Authorization` header, or `Bearer` without a key.",
+  PUBLIC_API_KEY_MISSING:
+    "No `Authorization` header, or `Bearer` without a key. A key sent in the query (`?api_key=`, `?key=`, `?access_token=`…) is never read: the message says to send it in the header instead. URLs end up in logs and browser histories, so roll a key that was sent in one.",
   PUBLIC_API_KEY_INVALID: "The key is malformed or unknown.",
+  PUBLIC_API_INVALID_HEADER: `A request header is invalid; the message names it: \`If-None-Match\` longer than ${IF_NONE_MATCH_MAX} characters.`,
   PUBLIC_API_KEY_EXPIRED: "The key has passed its expiry date.",
   PUBLIC_API_KEY_REVOKED: `The key was revoked in ${keysLink()}.`,
   PUBLIC_API_INSUFFICIENT_SCOPE: "The key is valid but lacks the endpoint's scope; the message names it.",
@@ -112,8 +114,12 @@ function errorExamples(): string {
   ).join("\n\n");
 }
 
+// The codes the creating-products guide lists: the write preview's own, and the invalid header (its Idempotency-Key).
+const WRITE_GUIDE_CODES = [...WRITE_ERROR_CODES, "PUBLIC_API_INVALID_HEADER"] as const;
+type WriteGuideCode = (typeof WRITE_GUIDE_CODES)[number];
+
 // When each code only the write preview answers is given (creating-products guide).
-const WRITE_ERROR_CONDITIONS: Record<(typeof WRITE_ERROR_CODES)[number], string> = {
+const WRITE_ERROR_CONDITIONS: Record<WriteGuideCode, string> = {
   PUBLIC_API_INVALID_BODY:
     "the body is not JSON or not an object, has an unknown field or an `organizationId`, names an unknown attribute, channel, option or media, or gives a value of the wrong type.",
   PUBLIC_API_INVALID_HEADER: "the `Idempotency-Key` header is empty, too long or not visible ASCII.",
@@ -134,7 +140,7 @@ const WRITE_ERROR_CONDITIONS: Record<(typeof WRITE_ERROR_CODES)[number], string>
 
 // Rows of the write errors table (creating-products guide): one per write-preview code.
 function writeErrorRows(): string {
-  return [...WRITE_ERROR_CODES]
+  return [...WRITE_GUIDE_CODES]
     .sort((a, b) => ERRORS[a].status - ERRORS[b].status)
     .map((c) => {
       const when = WRITE_ERROR_CONDITIONS[c];

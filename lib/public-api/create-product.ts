@@ -21,13 +21,15 @@ const PATH = "/public/v1/products";
 
 // POST /public/v1/products (write preview, scope products:write): the catalog validates and creates; the answer is
 // a 201 with the product's Location (a path that V1 does not serve yet: GET /public/v1/products/{id} is planned).
-// With an Idempotency-Key, the first answer is stored with the product and replayed to retries; a dry run writes
-// nothing (and so records nothing under its key).
+// With an Idempotency-Key, the first answer is stored with the product and replayed to retries; a dry run checks the
+// key's form like a creation but writes nothing (and so records nothing under its key).
 export const createProductRoute = withPublicApi(
   async (ctx) => {
     const db = await getRuntime().db();
-    if (ctx.query.dryRun) return new ApiAnswer(200, await draftProduct(db, ctx.org.id, ctx.body));
+    // Read before the dry run's answer: a dry run performs every check of the creation, the header's included (a
+    // malformed key is the same 400 with or without ?dryRun=true).
     const key = idempotencyKeyOf(ctx.request);
+    if (ctx.query.dryRun) return new ApiAnswer(200, await draftProduct(db, ctx.org.id, ctx.body));
     const locationOf = (created: CreatedProduct) =>
       `${ctx.config.baseUrl}${PATH}/${encodeURIComponent(created.id)}`;
     if (key === undefined) {

@@ -107,7 +107,6 @@ export type ErrorCode = keyof typeof ERRORS;
 // The codes only the write preview answers: the V1 document (switch off) does not list them.
 export const WRITE_ERROR_CODES = [
   "PUBLIC_API_INVALID_BODY",
-  "PUBLIC_API_INVALID_HEADER",
   "PUBLIC_API_IDEMPOTENCY_KEY_IN_USE",
   "PUBLIC_API_IDEMPOTENCY_KEY_REUSED",
   "PUBLIC_API_FAMILY_NOT_FOUND",
@@ -157,7 +156,7 @@ function errorBodyOf(codes: readonly ErrorCode[]) {
 }
 
 // The JSON body of an error response of the V1 reads (the contract's shape plus code and requestId): the OpenAPI
-// document's Error schema while the write preview is off.
+// document's ApiError schema while the write preview is off.
 export const readErrorBodySchema = errorBodyOf(READ_ERROR_CODES);
 
 // The JSON body of every error response, the write preview's included: its `details` name each offending field.

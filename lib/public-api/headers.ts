@@ -1,9 +1,41 @@
 import { randomUUID } from "node:crypto";
 import type { RateLimitResult } from "@/lib/rate-limit";
 
+// The rate-limit state headers, IETF httpapi draft (RateLimit-Policy, RateLimit) and the X-RateLimit-* trio, with
+// what the OpenAPI document says of each. setRateLimitHeaders sets exactly these; the document declares them on every
+// answer of an operation (lib/public-api/openapi.ts), since every answer given after the per-key limiter counted the
+// request carries them (200, 304, 400, 403, 404, 409, 413, 415, 422, 429, and a 500 or 503 of the database), and a
+// 401 to a well-formed unknown key carries the auth-failures policy's.
+export const RATE_LIMIT_HEADERS = {
+  RateLimit: {
+    description:
+      'Remaining quota and seconds until it frees (IETF httpapi draft), e.g. `"default";r=599;t=60`; on a 401 to a well-formed unknown key, the `"auth-failures"` policy of the client address.',
+    schema: { type: "string" },
+  },
+  "RateLimit-Policy": {
+    description: 'Quota and window in seconds, e.g. `"default";q=600;w=60`.',
+    schema: { type: "string" },
+  },
+  "X-RateLimit-Limit": { description: "Requests allowed per window.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the window.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": {
+    description: "When the window frees, in seconds since the Unix epoch.",
+    schema: { type: "integer" },
+  },
+} as const;
+
+// The name of a rate-limit header.
+export type RateLimitHeader = keyof typeof RATE_LIMIT_HEADERS;
+
 // Headers exposed to browsers calling the API from another origin.
-const EXPOSED =
-  "X-Request-Id, ETag, RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Idempotent-Replayed";
+const EXPOSED = [
+  "X-Request-Id",
+  "ETag",
+  ...Object.keys(RATE_LIMIT_HEADERS),
+  "Retry-After",
+  "Location",
+  "Idempotent-Replayed",
+].join(", ");
 
 // Headers every answer under /public/v1 carries: its request id, cross-origin access and the security headers.
 function apiHeaders(requestId: string, cacheControl: string, contentType?: string): Headers {
@@ -23,7 +55,7 @@ export function baseHeaders(requestId: string, cacheControl = "private, no-store
   return apiHeaders(requestId, cacheControl, "application/json; charset=utf-8");
 }
 
-// Rate-limit state headers: IETF httpapi draft (RateLimit-Policy, RateLimit) and the X-RateLimit-* trio.
+// Sets the rate-limit state headers (RATE_LIMIT_HEADERS, every one of them) of a limiter's answer.
 export function setRateLimitHeaders(
   h: Headers,
   policy: string,
@@ -33,17 +65,21 @@ export function setRateLimitHeaders(
 ): void {
   const resetIn = Math.max(0, Math.ceil((r.reset - now) / 1000));
   const remaining = Math.max(0, r.remaining);
-  h.set("RateLimit-Policy", `"${policy}";q=${r.limit};w=${windowSeconds}`);
-  h.set("RateLimit", `"${policy}";r=${remaining};t=${resetIn}`);
-  h.set("X-RateLimit-Limit", String(r.limit));
-  h.set("X-RateLimit-Remaining", String(remaining));
-  h.set("X-RateLimit-Reset", String(Math.ceil(r.reset / 1000)));
+  const values: Record<RateLimitHeader, string> = {
+    "RateLimit-Policy": `"${policy}";q=${r.limit};w=${windowSeconds}`,
+    RateLimit: `"${policy}";r=${remaining};t=${resetIn}`,
+    "X-RateLimit-Limit": String(r.limit),
+    "X-RateLimit-Remaining": String(remaining),
+    "X-RateLimit-Reset": String(Math.ceil(r.reset / 1000)),
+  };
+  for (const [name, value] of Object.entries(values)) h.set(name, value);
 }
 
-// The answer to a CORS preflight of the public API.
+// The answer to a CORS preflight of the public API, for a resource whose methods are `allow`: its Allow header is
+// the one its 405 sends (one value for both, so a client reads one answer), and CORS allows those and OPTIONS.
 export function preflightResponse(allow: string): Response {
   const headers = apiHeaders(randomUUID(), "public, max-age=86400");
-  headers.set("Access-Control-Allow-Methods", allow);
+  headers.set("Access-Control-Allow-Methods", `${allow}, OPTIONS`);
   headers.set(
     "Access-Control-Allow-Headers",
     "Authorization, Content-Type, Accept, If-None-Match, Idempotency-Key",

@@ -42,19 +42,53 @@ export function idempotencyKeyOf(request: Request): string | undefined {
 // sent with another key order or spacing is the same request).
 export function requestFingerprint(method: string, path: string, body: unknown): string {
   return createHash("sha256")
-    .update(`${method} ${path}\n${JSON.stringify(canonical(body))}`)
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
     .digest("hex");
 }
 
-function canonical(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(canonical);
-  if (typeof v === "object" && v !== null)
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-    );
-  return v;
+// The JSON text of a parsed body with every object's keys sorted, written with a stack of its own: no depth overflows
+// it (the recursive form it replaces, and JSON.stringify, overflowed near 10,000 levels; the API refuses bodies
+// deeper than 32 levels before this anyway). The text is the one JSON.stringify gave of the body rebuilt with sorted
+// keys, so that keys stored before this change keep their fingerprints: an object writes its integer-like keys
+// first, in numeric order, as JavaScript orders an object's own keys.
+function canonicalJson(body: unknown): string {
+  let out = "";
+  // Text to write as it is, or a value to write.
+  const stack: ({ text: string } | { value: unknown })[] = [{ value: body }];
+  while (stack.length > 0) {
+    const step = stack.pop()!;
+    if ("text" in step) {
+      out += step.text;
+      continue;
+    }
+    const v = step.value;
+    if (typeof v !== "object" || v === null) {
+      out += JSON.stringify(v) ?? "null";
+      continue;
+    }
+    const steps: ({ text: string } | { value: unknown })[] = [];
+    if (Array.isArray(v)) {
+      steps.push({ text: "[" });
+      v.forEach((x, i) => steps.push(...(i > 0 ? [{ text: "," }] : []), { value: x }));
+      steps.push({ text: "]" });
+    } else {
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(
+        Object.fromEntries(
+          Object.keys(o)
+            .sort()
+            .map((k) => [k, 0]),
+        ),
+      );
+      steps.push({ text: "{" });
+      keys.forEach((k, i) =>
+        steps.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(k)}:` }, { value: o[k] }),
+      );
+      steps.push({ text: "}" });
+    }
+    for (let i = steps.length - 1; i >= 0; i--) stack.push(steps[i]!);
+  }
+  return out;
 }
 
 // A stored answer, replayed as it was.

@@ -15,8 +15,15 @@ import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { createProductQuery } from "./create-product";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
+import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
 import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import { WRITE_BODY_LIMIT } from "./with-public-api";
+import {
+  IF_NONE_MATCH_MAX,
+  IF_NONE_MATCH_TOO_LONG,
+  JSON_DEPTH_LIMIT,
+  WRITE_BODY_LIMIT,
+  keyInQueryMessage,
+} from "./with-public-api";
 
 type Json = Record<string, unknown>;
 
@@ -91,7 +98,7 @@ function errorResponseDoc(
   description: string,
   examples: Record<string, Json>,
   headers: Json = {},
-  schema = "Error",
+  schema = "ApiError",
 ): Json {
   return {
     description,
@@ -105,14 +112,25 @@ function errorResponseDoc(
   };
 }
 
+// The request id and the rate-limit headers, as references to the document's components.
 const RATE_LIMIT_HEADERS = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
-  RateLimit: { $ref: "#/components/headers/RateLimit" },
-  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
-  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
-  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
-  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+  ...Object.fromEntries(
+    Object.keys(RATE_LIMIT_HEADER_DOCS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  ),
 };
+
+// An operation's responses, each declaring the rate-limit headers: every answer given after the limiter counted the
+// request carries them (lib/public-api/headers.ts says which), and the OWASP ruleset asks for them on every 2xx and
+// 4xx. Declared headers are optional: an answer given before the limiter (a missing key) simply has none.
+function withRateLimitHeaders(responses: Record<string, Json>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => [
+      status,
+      { ...r, headers: { ...RATE_LIMIT_HEADERS, ...(r.headers as Json | undefined) } },
+    ]),
+  );
+}
 
 // The validator headers of a list answer (200 and 304): its ETag, how it may be cached, and what it varies with.
 const CONDITIONAL_HEADERS = {
@@ -133,7 +151,7 @@ const IF_NONE_MATCH: Json = {
     "unchanged, the answer is **304 Not Modified** with no body: keep your copy. Checked after the key, the rate " +
     "limit and the scope, so a 304 counts against the quota like any request, and a revoked key still gets 401. " +
     "A `W/` prefix is ignored (weak comparison).",
-  schema: { type: "string" },
+  schema: { type: "string", maxLength: IF_NONE_MATCH_MAX },
   example: EXAMPLE_ETAG,
 };
 
@@ -147,7 +165,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
     security: [{ bearerAuth: [e.scope] }],
     "x-required-scope": e.scope,
     parameters: params,
-    responses: {
+    responses: withRateLimitHeaders({
       "200": {
         description: "One page of items and the pagination of the whole list.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
@@ -176,20 +194,25 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
           "rate-limit headers as on a 200.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
-      "400": errorResponseDoc("A query parameter is unknown or invalid; the message names it.", {
-        invalidPerPage: errorExample(
-          "PUBLIC_API_INVALID_QUERY",
-          "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
-        ),
-        unknownParameter: errorExample(
-          "PUBLIC_API_INVALID_QUERY",
-          `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
-        ),
-      }),
+      "400": errorResponseDoc(
+        `A query parameter is unknown or invalid, or \`If-None-Match\` is longer than ${IF_NONE_MATCH_MAX} characters; the message names it.`,
+        {
+          ifNoneMatchTooLong: errorExample("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG),
+          invalidPerPage: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
+          ),
+          unknownParameter: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
+          ),
+        },
+      ),
       "401": errorResponseDoc(
-        "The key is missing, invalid, expired or revoked.",
+        "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
         {
           missing: errorExample("PUBLIC_API_KEY_MISSING"),
+          keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
           invalid: errorExample("PUBLIC_API_KEY_INVALID"),
           expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
           revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
@@ -215,7 +238,7 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
         { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
         { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
       ),
-    },
+    }),
   };
 }
 
@@ -276,14 +299,14 @@ function createProductOperation(): Json {
     ],
     requestBody: {
       required: true,
-      description: `JSON (\`Content-Type: application/json\`), at most ${WRITE_BODY_LIMIT / 1024} KB.`,
+      description: `JSON (\`Content-Type: application/json\`), at most ${WRITE_BODY_LIMIT / 1024} KB and ${JSON_DEPTH_LIMIT} levels of nested objects and arrays (the body itself is level 1).`,
       content: {
         "application/json": {
           schema: { $ref: "#/components/schemas/CreateProductRequest" },
         },
       },
     },
-    responses: {
+    responses: withRateLimitHeaders({
       "200": {
         description:
           "Dry run (`?dryRun=true`): every check passed; what would be created. Nothing was written.",
@@ -332,12 +355,24 @@ function createProductOperation(): Json {
         },
       },
       "400": writeError(
-        "The body is not JSON or not an object, has an unknown field or an `organizationId`, names an unknown attribute or gives a value of the wrong type; or a query parameter or the `Idempotency-Key` header is invalid. `details` names each field.",
+        `The body is not JSON, is nested deeper than ${JSON_DEPTH_LIMIT} levels or is not an object; or it has` +
+          " an unknown field or an `organizationId`, names an unknown attribute or gives a value of the wrong type; or a query parameter or the `Idempotency-Key` header is invalid. `details` names each field.",
         {
           malformedJson: writeErrorExample(
             "PUBLIC_API_INVALID_BODY",
             "Corps de requête invalide : JSON mal formé.",
             [detail("body", "INVALID_JSON", "Le corps n'est pas un JSON valide.")],
+          ),
+          tooDeep: writeErrorExample(
+            "PUBLIC_API_INVALID_BODY",
+            `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
+            [
+              detail(
+                `values.color${".0".repeat(JSON_DEPTH_LIMIT - 2)}`,
+                "TOO_DEEP",
+                `Valeur trop imbriquée : ${JSON_DEPTH_LIMIT} niveaux d'objets et de tableaux au plus.`,
+              ),
+            ],
           ),
           organizationId: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
             detail(
@@ -377,9 +412,10 @@ function createProductOperation(): Json {
         },
       ),
       "401": errorResponseDoc(
-        "The key is missing, invalid, expired or revoked.",
+        "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
         {
           missing: errorExample("PUBLIC_API_KEY_MISSING"),
+          keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
           invalid: errorExample("PUBLIC_API_KEY_INVALID"),
           expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
           revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
@@ -474,7 +510,7 @@ function createProductOperation(): Json {
         { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
         { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
       ),
-    },
+    }),
   };
 }
 
@@ -566,6 +602,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
           ? " Write preview (switched on on this server): `POST /public/v1/products` creates draft products with the " +
             "`products:write` scope; its errors add `details`, one entry per offending field. It may still change."
           : ""),
+      // The portal of this server: its guides say how to reach support (quote the requestId).
+      contact: { name: "Public Catalog API portal", url: `${baseUrl}/docs` },
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: baseUrl, description: "This server" }],
@@ -596,7 +634,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         Category: jsonSchema(categorySchema, "output"),
         Media: jsonSchema(mediaSchema, "output"),
         Pagination: jsonSchema(paginationSchema, "output"),
-        Error: jsonSchema(readErrorBodySchema, "output"),
+        // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
+        // and one named Error shadows JavaScript's global Error class in the code that imports it.
+        ApiError: jsonSchema(readErrorBodySchema, "output"),
         ...(writes
           ? {
               ...componentSchemas(createProductSchemaRegistry),
@@ -611,21 +651,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
           description: "Identifier of the request, for support.",
           schema: { type: "string" },
         },
-        RateLimit: {
-          description:
-            'Remaining quota and seconds until it frees (IETF httpapi draft), e.g. `"default";r=599;t=60`.',
-          schema: { type: "string" },
-        },
-        "RateLimit-Policy": {
-          description: 'Quota and window in seconds, e.g. `"default";q=600;w=60`.',
-          schema: { type: "string" },
-        },
-        "X-RateLimit-Limit": { description: "Requests allowed per window.", schema: { type: "integer" } },
-        "X-RateLimit-Remaining": { description: "Requests left in the window.", schema: { type: "integer" } },
-        "X-RateLimit-Reset": {
-          description: "When the window frees, in seconds since the Unix epoch.",
-          schema: { type: "integer" },
-        },
+        ...RATE_LIMIT_HEADER_DOCS,
         "Retry-After": {
           description: "Seconds to wait before retrying.",
           schema: { type: "integer", minimum: 1 },

@@ -9,7 +9,7 @@ import { isWellFormedApiKey } from "@/lib/keys/format";
 import type { Scope } from "@/lib/keys/scopes";
 import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
 import { clientAddress } from "./client-address";
-import { UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
+import { READ_ALLOW, UNAVAILABLE_RETRY_AFTER, errorResponse, plainError } from "./error-response";
 import { PublicApiError } from "./errors";
 import { baseHeaders, preflightResponse, setRateLimitHeaders } from "./headers";
 import { listTag, noneMatchHits } from "./page-cache";
@@ -42,10 +42,14 @@ export class ApiAnswer {
 // Largest JSON body a write accepts, in bytes.
 export const WRITE_BODY_LIMIT = 64 * 1024;
 
+// Deepest nesting of objects and arrays a write's JSON body may have (the body itself is level 1). The deepest valid
+// creation has 4 levels (body, values, a channel's object, a price); 32 leaves room for any future field. V8's
+// JSON.parse reads the 32,768 levels a 64 KB body can hold, but recursive code after it does not: the value checks
+// overflowed the call stack near 3,000 levels and JSON.stringify near 10,000 (Node 20, measured), a 500.
+export const JSON_DEPTH_LIMIT = 32;
+
 // A list handler: reads and returns the response body; everything else is the wrapper's.
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
-
-const READ_METHODS = "GET, HEAD, OPTIONS";
 
 // Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
 // → (writes: content type → 415, size → 413, JSON → 400) → (lists: resource's version → ETag → 304 or page cache)
@@ -86,6 +90,7 @@ export function withPublicApi<Q>(
       }
       const url = new URL(request.url);
       const query = parseQuery(sentQuery(request, url), opts.query);
+      if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
       const input = opts.jsonBody ? await readJsonBody(request) : undefined;
       const catalog = await rt.catalog();
       const run = () =>
@@ -144,6 +149,18 @@ export function withPublicApi<Q>(
   };
 }
 
+// Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;
+// a longer header is a client's mistake, refused rather than split and compared tag by tag.
+export const IF_NONE_MATCH_MAX = 2048;
+
+// The message of the 400 to an If-None-Match longer than IF_NONE_MATCH_MAX (the OpenAPI document shows it too).
+export const IF_NONE_MATCH_TOO_LONG = `En-tête « If-None-Match » invalide : ${IF_NONE_MATCH_MAX} caractères au plus attendus (une ou plusieurs ETag séparées par des virgules, ou *).`;
+
+function checkIfNoneMatch(header: string | null): void {
+  if (header !== null && header.length > IF_NONE_MATCH_MAX)
+    throw new PublicApiError("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG);
+}
+
 // A write's body: JSON by its content type (415), at most WRITE_BODY_LIMIT bytes (413), parsed (400).
 async function readJsonBody(request: Request): Promise<unknown> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -175,13 +192,48 @@ async function readJsonBody(request: Request): Promise<unknown> {
     if (err instanceof BodyTooLargeError) throw tooLarge();
     throw err;
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new PublicApiError("PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", {
       details: [{ field: "body", code: "INVALID_JSON", message: "Le corps n'est pas un JSON valide." }],
     });
   }
+  const deep = tooDeep(value, JSON_DEPTH_LIMIT);
+  if (deep !== undefined) {
+    throw new PublicApiError(
+      "PUBLIC_API_INVALID_BODY",
+      `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
+      {
+        details: [
+          {
+            field: deep.slice(0, 100),
+            code: "TOO_DEEP",
+            message: `Valeur trop imbriquée : ${JSON_DEPTH_LIMIT} niveaux d'objets et de tableaux au plus.`,
+          },
+        ],
+      },
+    );
+  }
+  return value;
+}
+
+// The path (as the write errors name fields: "values.color.0") of the first object or array nested deeper than
+// `limit` levels, or undefined. Walked with a stack of its own, in document order: no depth overflows it.
+function tooDeep(root: unknown, limit: number): string | undefined {
+  const stack: [value: unknown, path: string, depth: number][] = [[root, "", 1]];
+  while (stack.length > 0) {
+    const [v, path, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > limit) return path || "body";
+    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, x] = entries[i]!;
+      stack.push([x, path ? `${path}.${k}` : k, depth + 1]);
+    }
+  }
+  return undefined;
 }
 
 // Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.
@@ -192,11 +244,11 @@ async function authenticate(
   now: number,
 ): Promise<KeyRecord> {
   const auth = request.headers.get("authorization");
-  if (auth === null || auth.trim() === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
+  if (auth === null || auth.trim() === "") throw keyMissing(request);
   const m = /^Bearer(?:\s+(.*))?$/i.exec(auth.trim());
   if (!m) throw new PublicApiError("PUBLIC_API_KEY_INVALID");
   const token = (m[1] ?? "").trim();
-  if (token === "") throw new PublicApiError("PUBLIC_API_KEY_MISSING");
+  if (token === "") throw keyMissing(request);
   if (!isWellFormedApiKey(token)) throw new PublicApiError("PUBLIC_API_KEY_INVALID");
 
   let lookedUp = false;
@@ -215,6 +267,25 @@ async function authenticate(
   if (!failure) return record!;
   if (lookedUp && rt.config.RATE_LIMIT_ENABLED) await countAuthFailure(request, rt, headers, now);
   throw failure;
+}
+
+// Query parameters in which clients commonly put an API key (compared without case).
+export const KEY_QUERY_PARAMS = ["api_key", "apikey", "api-key", "key", "access_token", "token"] as const;
+
+// The 401 of a request without a key in its Authorization header. A key sent in the query instead is not read (URLs
+// end up in logs, proxies and browser histories): the message names the parameter, never its value, and says where
+// the key goes. Same code as any missing key: the API reads keys from one place only, and a client branching on the
+// code must do the same thing (send the header); only the text for the person reading it differs.
+function keyMissing(request: Request): PublicApiError {
+  const names = [...new URL(request.url).searchParams.keys()];
+  const inQuery = names.find((n) => (KEY_QUERY_PARAMS as readonly string[]).includes(n.toLowerCase()));
+  if (inQuery === undefined) return new PublicApiError("PUBLIC_API_KEY_MISSING");
+  return new PublicApiError("PUBLIC_API_KEY_MISSING", keyInQueryMessage(inQuery));
+}
+
+// The message of the 401 to a key sent in the query parameter `name` (the OpenAPI document shows it too).
+export function keyInQueryMessage(name: string): string {
+  return `Clé API manquante : la clé se transmet dans l'en-tête « Authorization: Bearer <clé> », jamais dans l'URL (paramètre « ${name} » ignoré).`;
 }
 
 function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
@@ -273,7 +344,7 @@ function readOnlyRoute(read: (request: Request) => Promise<Response>) {
   return {
     GET: read,
     HEAD: read,
-    OPTIONS: async () => preflightResponse(READ_METHODS),
+    OPTIONS: async () => preflightResponse(READ_ALLOW),
     POST: notAllowed,
     PUT: notAllowed,
     PATCH: notAllowed,

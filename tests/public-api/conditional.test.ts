@@ -427,6 +427,55 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
     });
   });
 
+  // Issue 21, row 3: an instant outside the years 0001-9999 in UTC was a 500 on every list (Postgres refuses year 0
+  // and year 10000); "yesterday" was refused with zod's English "Invalid input".
+  describe("updatedSince within the years 0001 to 9999 in UTC", () => {
+    const RANGE =
+      "instant compris entre 0001-01-01T00:00:00Z et 9999-12-31T23:59:59.999Z en UTC attendu, en ISO 8601 avec fuseau horaire (ex. 2026-06-07T09:30:12.345Z)";
+    const FORM = "date et heure ISO 8601 avec fuseau horaire attendue (ex. 2026-06-07T09:30:12.345Z)";
+    const refused: [string, string][] = [
+      ["0000-01-01T00:00:00Z", RANGE],
+      ["0001-01-01T00:00:00+01:00", RANGE],
+      ["0001-01-01T00:59:59.999+01:00", RANGE],
+      ["9999-12-31T23:59:59.999-23:59", RANGE],
+      ["9999-12-31T23:00:00-01:00", RANGE],
+      ["yesterday", FORM],
+      ["2031-02-30T00:00:00Z", FORM],
+      ["", FORM],
+    ];
+    describe.each(RESOURCES)("/public/v1/%s", (r) => {
+      it.each(refused)("400 in French for %j, naming the expected form", async (v, expected) => {
+        const res = await get(`/public/v1/${r}?updatedSince=${encodeURIComponent(v)}`);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          statusCode: 400,
+          error: "Bad Request",
+          code: "PUBLIC_API_INVALID_QUERY",
+          message: `Paramètre « updatedSince » invalide : ${expected} (reçu « ${v} »).`,
+          requestId: expect.any(String),
+        });
+      });
+
+      it("takes the first and the last instants of the range, in any time zone", async () => {
+        const total = (await get(`/public/v1/${r}?perPage=1`)).body.pagination.total;
+        for (const v of ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00-01:00", "0001-01-01T01:00+01:00"]) {
+          const res = await get(`/public/v1/${r}?perPage=1&updatedSince=${encodeURIComponent(v)}`);
+          expect(res.status, v).toBe(200);
+          expect(res.body.pagination.total, v).toBe(total);
+        }
+        for (const v of [
+          "9999-12-31T23:59:59.999Z",
+          "9999-12-31T23:59:59.999+23:59",
+          "9999-12-31T22:59-01:00",
+        ]) {
+          const res = await get(`/public/v1/${r}?updatedSince=${encodeURIComponent(v)}`);
+          expect(res.status, v).toBe(200);
+          expect(res.body.pagination.total, v).toBe(0);
+        }
+      });
+    });
+  });
+
   it("an error answer carries no tag", async () => {
     const res = await get(`/public/v1/products?channelId=${randomUUID()}`);
     expect(res.status).toBe(400);

@@ -1,8 +1,10 @@
 // POST /public/v1/products (write preview): Idempotency-Key and ?dryRun=true, on PGlite and on the Postgres server.
 // Each answer's exact body; what the database holds afterwards (one product per key, nothing for a dry run).
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import { requestFingerprint } from "@/lib/public-api/idempotency";
 import * as products from "@/app/public/v1/products/route";
 import { call } from "../support/api";
 import {
@@ -105,7 +107,6 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
     const key = randomUUID();
     const b = w.body();
     // The first request's claim, as another instance holds it while it runs.
-    const { requestFingerprint } = await import("@/lib/public-api/idempotency");
     await w.f.db.query("insert into idempotency_keys (api_key_id, key, request_hash) values ($1, $2, $3)", [
       await apiKeyId(w.writer),
       key,
@@ -206,6 +207,19 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
     }
   });
 
+  // Issue 21, row 13: a dry run skipped the header's checks (an empty or 256-character key: 200 on a dry run).
+  it("dryRun=true checks the Idempotency-Key like a creation: the same 400 for a malformed key", async () => {
+    for (const bad of ["", "a b", "x".repeat(256), "clé", '""']) {
+      const b = w.body();
+      const creation = await postProduct(w.writer, b, withKey(bad));
+      const dry = await postProduct(w.writer, b, withKey(bad), "?dryRun=true");
+      expect(dry.status, JSON.stringify(bad)).toBe(400);
+      expect({ ...dry.body, requestId: "<id>" }).toEqual({ ...creation.body, requestId: "<id>" });
+      expect(dry.body.details).toEqual([expect.objectContaining({ field: "Idempotency-Key" })]);
+      expect(await productCount(b.values.sku as string)).toBe(0);
+    }
+  });
+
   it("dryRun=true: 200 with what would be created, nothing written, the catalog version unchanged", async () => {
     const b = w.body({ name: "Essai à blanc" });
     const before = await version();
@@ -260,7 +274,7 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
     expect(created.headers.get("idempotent-replayed")).toBeNull();
   });
 
-  it("405 for PUT, PATCH and DELETE names POST in Allow while the preview is on", async () => {
+  it("405 for PUT, PATCH and DELETE names POST in Allow while the preview is on, as the preflight does", async () => {
     for (const method of ["PUT", "PATCH", "DELETE"] as const) {
       const res = await products[method](new Request("http://api.test/public/v1/products", { method }));
       expect(res.status).toBe(405);
@@ -273,5 +287,45 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
         requestId: expect.any(String),
       });
     }
+    // Issue 21, row 14: the preflight's Allow was "GET, HEAD, POST, OPTIONS", the 405's "GET, HEAD, POST".
+    const pre = await products.OPTIONS();
+    expect(pre.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(pre.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST, OPTIONS");
+  });
+});
+
+// The fingerprint's canonical form is written without recursion (issue 21, row 2): the same text as the recursive
+// form it replaced (keys stored before keep their fingerprints), for any JSON value.
+describe("requestFingerprint", () => {
+  const recursive = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(recursive)
+      : typeof v === "object" && v !== null
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, recursive((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  const before = (body: unknown) =>
+    createHash("sha256")
+      .update(`POST /public/v1/products\n${JSON.stringify(recursive(body))}`)
+      .digest("hex");
+
+  it("is the fingerprint of the body with its keys sorted, as before, for any JSON value", () => {
+    const keyed = fc.dictionary(
+      fc.oneof(fc.string(), fc.nat().map(String), fc.constant("__proto__")),
+      fc.jsonValue(),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), keyed), (v) => {
+        const body = JSON.parse(JSON.stringify(v)) as unknown;
+        expect(requestFingerprint("POST", "/public/v1/products", body)).toBe(before(body));
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(requestFingerprint("POST", "/p", { b: 1, a: [{ d: 2, c: 3 }] })).toBe(
+      requestFingerprint("POST", "/p", { a: [{ c: 3, d: 2 }], b: 1 }),
+    );
   });
 });

@@ -1,7 +1,10 @@
 // POST /public/v1/products behind PUBLIC_API_WRITE_PREVIEW: each status and code with its exact body, on PGlite
 // and on the Postgres server; a created product is listed at once; with the switch off, the V1 405.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prepareProduct } from "@/lib/catalog/create-product";
+import { CatalogWriteError } from "@/lib/catalog/errors";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import { requestFingerprint } from "@/lib/public-api/idempotency";
 import * as products from "@/app/public/v1/products/route";
 import { call, setupApi, type ApiFixture } from "../support/api";
 import {
@@ -286,6 +289,84 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write 
         ],
       ),
     );
+  });
+
+  // Issue 21, row 2: a value nested 3,000 levels deep overflowed the value checks (a 500), and 10,000 levels the
+  // Idempotency-Key's canonical form. The body is refused as it is read: 32 levels at most.
+  describe("a body nested deeper than 32 levels", () => {
+    // The body's text with values.color nested `n` levels deep (arrays, or objects under "a"): built as text, since
+    // JSON.stringify itself overflows on such a value.
+    const nested = (n: number, open = "[", close = "]") => {
+      const b = body();
+      return JSON.stringify({ ...b, values: { ...b.values, color: "<deep>" } }).replace(
+        '"<deep>"',
+        `${open.repeat(n)}1${close.repeat(n)}`,
+      );
+    };
+    const tooDeep = (field: string) =>
+      refusal(
+        400,
+        "Bad Request",
+        "PUBLIC_API_INVALID_BODY",
+        "Corps de requête invalide : JSON imbriqué sur plus de 32 niveaux.",
+        [
+          {
+            field,
+            code: "TOO_DEEP",
+            message: "Valeur trop imbriquée : 32 niveaux d'objets et de tableaux au plus.",
+          },
+        ],
+      );
+    const arrayPath = `values.color${".0".repeat(30)}`;
+
+    it("400 PUBLIC_API_INVALID_BODY naming the field, on a dry run and on a creation", async () => {
+      for (const query of ["?dryRun=true", ""]) {
+        const res = await post(writer, nested(3_000), undefined, query);
+        expect(res.status, query).toBe(400);
+        expect(res.body, query).toEqual(tooDeep(arrayPath));
+      }
+      const objects = await post(writer, nested(3_000, '{"a":', "}"), undefined, "?dryRun=true");
+      expect(objects.body).toEqual(tooDeep(`values.color${".a".repeat(30)}`.slice(0, 100)));
+    });
+
+    it("400 with an Idempotency-Key at 10,000 levels, nothing recorded under the key", async () => {
+      const key = `deep-${driver}-${Date.now()}`;
+      const headers = { "content-type": "application/json", "idempotency-key": key };
+      for (const query of ["", "?dryRun=true"]) {
+        const res = await post(writer, nested(10_000), headers, query);
+        expect(res.body, query).toEqual(tooDeep(arrayPath));
+      }
+      const [kept] = await f.db.query<{ n: number }>(
+        "select count(*)::int as n from idempotency_keys where key = $1",
+        [key],
+      );
+      expect(kept!.n).toBe(0);
+    });
+
+    it("the catalog's checks and the Idempotency-Key's fingerprint take any depth without overflowing", async () => {
+      // 100,000 levels, the text Postgres cannot store at the bottom: past what the API reads, for the callers of
+      // lib/catalog that do not go through it.
+      let deep: unknown = "a\u0000b";
+      for (let i = 0; i < 100_000; i++) deep = i % 2 ? { k: deep } : [deep];
+      const b = body({ color: deep });
+      const refused = await prepareProduct(f.db, f.acme.orgId, b).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(CatalogWriteError);
+      expect((refused as CatalogWriteError).issues).toEqual([
+        expect.objectContaining({
+          field: `values.color${".k.0".repeat(50_000)}`.slice(0, 100),
+          code: "INVALID_TEXT",
+        }),
+      ]);
+      expect(requestFingerprint("POST", "/public/v1/products", b)).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it("reads 32 levels: the value is then checked like any other (a SELECT takes no array)", async () => {
+      const res = await post(writer, nested(30), undefined, "?dryRun=true");
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([
+        expect.objectContaining({ field: "values.color", code: "INVALID_TYPE" }),
+      ]);
+    });
   });
 
   it("413 over 64 KB", async () => {

@@ -13,6 +13,7 @@ import { createdProductSchema, productDraftSchema } from "@/lib/catalog/schemas"
 import { resetConfig } from "@/lib/config";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { errorBodySchema } from "@/lib/public-api/errors";
+import { RATE_LIMIT_HEADERS } from "@/lib/public-api/headers";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 
@@ -59,7 +60,7 @@ describe("the OpenAPI document with the write preview off", () => {
       "Category",
       "Media",
       "Pagination",
-      "Error",
+      "ApiError",
     ]);
     expect(JSON.stringify(doc)).not.toMatch(/products:write|preview|Idempotency|dryRun|details/i);
   });
@@ -185,13 +186,18 @@ describe("the OpenAPI document with the write preview on", () => {
 describe("the write examples are the route's answers", () => {
   let w: WriteFixture;
   let examples: Record<string, Json>;
+  // The headers the document declares on the status of each example.
+  let declared: Record<string, string[]>;
   beforeAll(async () => {
     w = await setupWritePreview("pglite");
     const op = buildOpenApiDocument("http://api.test", { writePreview: true }).paths as Json;
     examples = {};
+    declared = {};
     for (const r of Object.values(op["/public/v1/products"].post.responses as Json))
-      for (const [name, ex] of Object.entries((r.content?.["application/json"]?.examples ?? {}) as Json))
+      for (const [name, ex] of Object.entries((r.content?.["application/json"]?.examples ?? {}) as Json)) {
         examples[name] = ex.value;
+        declared[name] = Object.keys(r.headers ?? {});
+      }
   }, 120_000);
   afterAll(async () => {
     await w?.f.close();
@@ -200,6 +206,14 @@ describe("the write examples are the route's answers", () => {
   const json = { "content-type": "application/json" };
   const cases: Record<string, () => Promise<Json>> = {
     malformedJson: () => postProduct(w.writer, "{"),
+    tooDeep: () =>
+      postProduct(
+        w.writer,
+        JSON.stringify(w.body({ color: "<deep>" })).replace(
+          '"<deep>"',
+          `${"[".repeat(40)}1${"]".repeat(40)}`,
+        ),
+      ),
     organizationId: () => postProduct(w.writer, w.body({}, { organizationId: "org_x" })),
     unknownField: () => postProduct(w.writer, w.body({}, { sku: "ACM-1" })),
     unknownAttribute: () => postProduct(w.writer, w.body({ colour: "rouge" })),
@@ -208,6 +222,7 @@ describe("the write examples are the route's answers", () => {
       postProduct(w.writer, w.body(), { ...json, "idempotency-key": "k".repeat(256) }),
     invalidDryRun: () => postProduct(w.writer, w.body(), json, "?dryRun=yes"),
     missing: () => postProduct(null, w.body()),
+    keyInQuery: () => postProduct(null, w.body(), json, `?api_key=${encodeURIComponent(w.writer)}`),
     invalid: () => postProduct("pca_notakeyatall", w.body()),
     insufficientScope: () => postProduct(w.f.acme.full, w.body()),
     familyNotFound: () => postProduct(w.writer, w.body({}, { familyId: w.otherFamilyId })),
@@ -233,8 +248,26 @@ describe("the write examples are the route's answers", () => {
   };
 
   it.each(Object.keys(cases))("%s", async (name) => {
-    const res = (await cases[name]!()) as { body: Json };
+    const res = (await cases[name]!()) as { body: Json; headers: Headers };
     expect(examples[name], `no example named ${name}`).toBeDefined();
     expect({ ...res.body, requestId: "<id>" }).toEqual({ ...examples[name], requestId: "<id>" });
+    // Issue 21, row 12: the rate-limit headers it carries are declared on its status.
+    const sent = Object.keys(RATE_LIMIT_HEADERS).filter((h) => res.headers.get(h) !== null);
+    expect(declared[name]).toEqual(expect.arrayContaining(sent));
+  });
+
+  it("declares the rate-limit headers on the 200 and the 201 it sends them on", async () => {
+    const op = buildOpenApiDocument("http://api.test", { writePreview: true }).paths as Json;
+    const responses = op["/public/v1/products"].post.responses as Json;
+    for (const [status, query] of [
+      ["200", "?dryRun=true"],
+      ["201", ""],
+    ]) {
+      const res = await postProduct(w.writer, w.body(), json, query);
+      expect(String(res.status)).toBe(status);
+      const sent = Object.keys(RATE_LIMIT_HEADERS).filter((h) => res.headers.get(h) !== null);
+      expect(sent).toEqual(Object.keys(RATE_LIMIT_HEADERS));
+      expect(Object.keys(responses[status!].headers)).toEqual(expect.arrayContaining(sent));
+    }
   });
 });

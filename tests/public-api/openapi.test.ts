@@ -3,12 +3,17 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET, HEAD, OPTIONS, POST } from "@/app/public/v1/openapi.json/route";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { endpointsFromDocument } from "@/lib/portal/reference";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
-import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
+import { generateApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
+import { RATE_LIMIT_HEADERS } from "@/lib/public-api/headers";
+import { RESOURCES, call, setupApi, type ApiFixture, type ApiResponse } from "../support/api";
+import { insertKey } from "../support/write-preview";
 
 describe("GET /public/v1/openapi.json", () => {
   it("is public JSON describing the five endpoints, their scopes and every parameter", async () => {
@@ -195,4 +200,168 @@ describe("the documented conditional answers are the routes' answers", () => {
       expect(res.headers.get("vary")).toContain(doc.components.headers.Vary.example);
     },
   );
+});
+
+// Issue 21, row 14: the document's details, each against what the server does.
+describe("the document's ids, names, contact and bounds", () => {
+  let fx: ApiFixture;
+  beforeAll(async () => {
+    fx = await setupApi("pglite");
+  }, 120_000);
+  afterAll(async () => {
+    await fx?.close();
+  });
+  type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const v1 = buildOpenApiDocument("http://api.test") as Json;
+  const writes = buildOpenApiDocument("http://api.test", { writePreview: true }) as Json;
+
+  it("gives each id example its resource's prefix, nested ids too", () => {
+    const example = (doc: Json, schema: string, ...path: string[]) => {
+      let s = doc.components.schemas[schema];
+      for (const p of path) s = s.properties[p];
+      return s.example;
+    };
+    const expected: [Json, string, string[], string][] = [
+      [v1, "Product", ["id"], "prd_"],
+      [v1, "Product", ["family", "id"], "fam_"],
+      [v1, "Product", ["category", "id"], "cat_"],
+      [v1, "Family", ["id"], "fam_"],
+      [v1, "Attribute", ["id"], "att_"],
+      [v1, "Category", ["id"], "cat_"],
+      [v1, "Category", ["parentId"], "cat_"],
+      [v1, "Media", ["id"], "med_"],
+      [writes, "CreatedProduct", ["id"], "prd_"],
+      [writes, "CreatedProduct", ["familyId"], "fam_"],
+      [writes, "CreatedProduct", ["categoryId"], "cat_"],
+      [writes, "ProductDraft", ["familyId"], "fam_"],
+      [writes, "ProductDraft", ["categoryId"], "cat_"],
+    ];
+    for (const [doc, schema, path, prefix] of expected)
+      expect(example(doc, schema, ...path), `${schema}.${path.join(".")}`).toMatch(
+        new RegExp(`^${prefix}\\w+$`),
+      );
+  });
+
+  it("names the error schema ApiError (no type that shadows the global Error), and has a contact", () => {
+    for (const doc of [v1, writes]) {
+      expect(doc.components.schemas.Error).toBeUndefined();
+      expect(doc.components.schemas.ApiError).toMatchObject({ type: "object" });
+      const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
+      for (const name of new Set(refs)) expect(doc.components.schemas[name], name).toBeDefined();
+      expect(refs).toContain("ApiError");
+      expect(doc.info.contact).toEqual({ name: expect.any(String), url: "http://api.test/docs" });
+    }
+  });
+
+  it.each(RESOURCES)("%s: the sort pattern takes what the server takes", async (r) => {
+    const param = v1.paths[`/public/v1/${r}`].get.parameters.find((p: Json) => p.name === "sort");
+    const pattern = new RegExp(param.schema.pattern);
+    const fields = [...param.schema.pattern.matchAll(/\(\?:([\w|]+)\)\\\./g)][0]![1].split("|") as string[];
+    const token = fc.oneof(
+      fc
+        .tuple(fc.constantFrom(...fields, "id", "nope", "Label"), fc.constantFrom(".asc", ".desc", ".up", ""))
+        .map(([f, o]) => f + o),
+      fc.constantFrom("", " ", "updatedAt.desc "),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(token, fc.constantFrom("", " ")), { minLength: 1, maxLength: 3 }),
+        async (parts) => {
+          const value = parts.map(([t, sp]) => `${sp}${t}`).join(",");
+          const res = await call(`/public/v1/${r}?perPage=1&sort=${encodeURIComponent(value)}`, {
+            key: fx.acme.full,
+          });
+          const names = value.split(",").map((p) => p.trim().split(".")[0]);
+          const repeated = new Set(names).size !== names.length;
+          if (res.status === 200) expect(pattern.test(value), value).toBe(true);
+          else {
+            expect(res.status, value).toBe(400);
+            if (!repeated) expect(pattern.test(value), value).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(param.schema.maxLength).toBe(500);
+  });
+
+  it.each(RESOURCES)("%s: If-None-Match has the server's bound", async (r) => {
+    const param = v1.paths[`/public/v1/${r}`].get.parameters.find((p: Json) => p.name === "If-None-Match");
+    const max = param.schema.maxLength as number;
+    expect(max).toBeGreaterThan(200);
+    // One tag of the given length (no trailing spaces: a Request trims them).
+    const tag = (length: number) => `"${"a".repeat(length - 2)}"`;
+    const atMax = await call(`/public/v1/${r}`, {
+      key: fx.acme.full,
+      headers: { "if-none-match": tag(max) },
+    });
+    expect(atMax.status).toBe(200);
+    const over = await call(`/public/v1/${r}`, {
+      key: fx.acme.full,
+      headers: { "if-none-match": tag(max + 1) },
+    });
+    expect(over.status).toBe(400);
+    const example =
+      v1.paths[`/public/v1/${r}`].get.responses["400"].content["application/json"].examples.ifNoneMatchTooLong
+        .value;
+    expect({ ...over.body, requestId: "<id>" }).toEqual({ ...example, requestId: "<id>" });
+    expect(over.headers.get("etag")).toBeNull();
+  });
+
+  it.each(RESOURCES)("%s: one Allow for the 405 and the preflight", async (r) => {
+    const pre = await call(`/public/v1/${r}`, { method: "OPTIONS" });
+    const notAllowed = await call(`/public/v1/${r}`, { key: fx.acme.full, method: "DELETE" });
+    expect(notAllowed.status).toBe(405);
+    expect(pre.headers.get("allow")).toBe(notAllowed.headers.get("allow"));
+    expect(notAllowed.body.message).toContain(`Méthodes autorisées : ${pre.headers.get("allow")}.`);
+  });
+});
+
+// Issue 21, row 12: the rate-limit headers were sent on 400, 401, 403 (and every write-preview error) but declared on
+// 200, 304 and 429 only. Each documented status of each list, provoked on the real route: every rate-limit header it
+// carries is declared on that status.
+describe("every rate-limit header an answer carries is declared on its status", () => {
+  let fx: ApiFixture;
+  beforeAll(async () => {
+    fx = await setupApi("pglite", { RATE_LIMIT_REQUESTS: "3" });
+  }, 120_000);
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await fx?.close();
+  });
+
+  it.each(RESOURCES)("%s", async (r) => {
+    const doc = buildOpenApiDocument("http://api.test") as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const op = doc.paths[`/public/v1/${r}`].get;
+    const path = `/public/v1/${r}`;
+    // A fresh key per answer (3 requests per window), with every read scope or all but this list's.
+    const fresh = (scopes: readonly string[] = READ_SCOPES) => insertKey(fx, fx.acme.orgId, scopes);
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const answers: Record<string, ApiResponse> = {};
+    answers["200"] = await call(path, { key: await fresh() });
+    const again = await fresh();
+    const tag = (await call(path, { key: again })).headers.get("etag")!;
+    answers["304"] = await call(path, { key: again, headers: { "if-none-match": tag } });
+    answers["400"] = await call(`${path}?perPage=0`, { key: await fresh() });
+    answers["401"] = await call(path, { key: generateApiKey() });
+    answers["403"] = await call(path, { key: await fresh(READ_SCOPES.filter((s) => s !== `${r}:read`)) });
+    const spent = await fresh();
+    for (let i = 0; i < 3; i++) await call(`${path}?perPage=1`, { key: spent });
+    answers["429"] = await call(path, { key: spent });
+    vi.spyOn(fx.runtime, "catalog").mockRejectedValueOnce(new Error("boom"));
+    answers["500"] = await call(path, { key: await fresh() });
+    vi.spyOn(fx.runtime, "catalog").mockRejectedValueOnce(
+      Object.assign(new Error("down"), { code: "ECONNREFUSED" }),
+    );
+    answers["503"] = await call(path, { key: await fresh() });
+
+    expect(Object.keys(answers).sort()).toEqual(Object.keys(op.responses).sort());
+    for (const [status, res] of Object.entries(answers)) {
+      expect(String(res.status), status).toBe(status);
+      const sent = Object.keys(RATE_LIMIT_HEADERS).filter((h) => res.headers.get(h) !== null);
+      // The answers given after the limiter carry them all (a 401: the auth-failures policy of the address).
+      expect(sent, status).toEqual(Object.keys(RATE_LIMIT_HEADERS));
+      expect(Object.keys(op.responses[status].headers ?? {}), status).toEqual(expect.arrayContaining(sent));
+    }
+  });
 });

@@ -1,5 +1,5 @@
 // The shared security suite: every list endpoint, on PGlite and on the Postgres server.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as publicRoot from "@/app/public/[[...path]]/route";
 import { generateApiKey } from "@/lib/keys/format";
 import { RESOURCES, call, setupApi, type ApiFixture } from "../support/api";
@@ -54,6 +54,42 @@ describe.each(["pglite", "pg"] as const)("security suite on %s", (driver) => {
       const res = await call(path);
       expectError(res, 401, "PUBLIC_API_KEY_MISSING", "Unauthorized", "Clé API manquante.");
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    });
+
+    // Issue 21, row 16: a key in the query was answered "Clé API manquante." with no hint of where it goes.
+    it.each(["api_key", "key", "access_token", "apikey", "token", "API_KEY"])(
+      "401 naming the Authorization header for a key sent as ?%s=…, the key never echoed nor logged",
+      async (name) => {
+        const secret = fx.acme.full;
+        const logged: unknown[] = [];
+        const spies = (["log", "info", "warn", "error", "debug"] as const).map((m) =>
+          vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void logged.push(...args)),
+        );
+        try {
+          for (const headers of [{}, { authorization: "Bearer " }] as Record<string, string>[]) {
+            const res = await call(`${path}?perPage=5&${name}=${encodeURIComponent(secret)}`, { headers });
+            expectError(
+              res,
+              401,
+              "PUBLIC_API_KEY_MISSING",
+              "Unauthorized",
+              `Clé API manquante : la clé se transmet dans l'en-tête « Authorization: Bearer <clé> », jamais dans l'URL (paramètre « ${name} » ignoré).`,
+            );
+            expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+            expect(JSON.stringify(res.body)).not.toContain(secret);
+            for (const [h, v] of res.headers) expect(v, h).not.toContain(secret);
+          }
+        } finally {
+          for (const s of spies) s.mockRestore();
+        }
+        expect(JSON.stringify(logged.map(String))).not.toContain(secret);
+      },
+    );
+
+    it("a key in the header wins: the same parameter beside it is an unknown parameter, its value not echoed", async () => {
+      const res = await call(`${path}?api_key=${encodeURIComponent(fx.acme.full)}`, { key: fx.acme.full });
+      expectError(res, 400, "PUBLIC_API_INVALID_QUERY", "Bad Request", /« api_key » inconnu/);
+      expect(JSON.stringify(res.body)).not.toContain(fx.acme.full);
     });
 
     it("401 with an empty Bearer token", async () => {

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { createProductRoute } from "@/lib/public-api/create-product";
-import { plainError } from "@/lib/public-api/error-response";
+import { WRITE_ALLOW, plainError } from "@/lib/public-api/error-response";
 import { preflightResponse } from "@/lib/public-api/headers";
 import { publicRoute } from "@/lib/public-api/with-public-api";
 import { getRuntime } from "@/lib/runtime";
@@ -15,13 +15,11 @@ export const { GET, HEAD } = read;
 const preview = () => getRuntime().config.PUBLIC_API_WRITE_PREVIEW;
 export const POST = (request: Request): Promise<Response> =>
   preview() ? createProductRoute(request) : read.POST(request);
-// The other methods' 405 and the preflight list POST only while the write preview is on.
+// The other methods' 405 and the preflight list POST only while the write preview is on, in one Allow value.
 const notAllowed = async (request: Request): Promise<Response> =>
-  preview()
-    ? plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method, "GET, HEAD, POST")
-    : read.PUT(request);
+  preview() ? plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method, WRITE_ALLOW) : read.PUT(request);
 export const PUT = notAllowed;
 export const PATCH = notAllowed;
 export const DELETE = notAllowed;
 export const OPTIONS = async (): Promise<Response> =>
-  preview() ? preflightResponse("GET, HEAD, POST, OPTIONS") : read.OPTIONS();
+  preview() ? preflightResponse(WRITE_ALLOW) : read.OPTIONS();
