@@ -270,12 +270,13 @@ describe.each(["pglite", "pg"] as const)("versions per resource on %s", (driver:
     expect(await db.query("select * from catalog_version_commits")).toEqual([]);
   });
 
-  it.runIf(driver === "pg")(
-    "a role with rights on the catalog tables only (not on the versions') writes, and moves the versions",
-    async () => {
+  // The server only: PGlite has a single connection (no two transactions at once) and one role. Declared for the
+  // server alone rather than skipped on PGlite, so that a run reports no skipped test.
+  if (driver === "pg") {
+    it("a role with rights on the catalog tables only (not on the versions') writes, and moves the versions", async () => {
       const role = `rv_writer_${Math.random().toString(36).slice(2, 10)}`;
       await db.exec(`create role ${role};
-        grant select, insert, update, delete on organizations, products, product_values, attributes to ${role}`);
+          grant select, insert, update, delete on organizations, products, product_values, attributes to ${role}`);
       try {
         const before = await versions(A);
         await db.transaction(async (tx) => {
@@ -286,12 +287,9 @@ describe.each(["pglite", "pg"] as const)("versions per resource on %s", (driver:
       } finally {
         await db.exec(`drop owned by ${role}; drop role ${role}`);
       }
-    },
-  );
+    });
 
-  it.runIf(driver === "pg")(
-    "two transactions writing two resources in opposite orders both commit (no deadlock on the versions)",
-    async () => {
+    it("two transactions writing two resources in opposite orders both commit (no deadlock on the versions)", async () => {
       const before = await versions(A);
       const gate = () => {
         let open!: () => void;
@@ -315,7 +313,6 @@ describe.each(["pglite", "pg"] as const)("versions per resource on %s", (driver:
       await Promise.all([one, two]);
       const after = await versions(A);
       expect(movedBetween(before, after)).toEqual(["products", "attributes"]);
-    },
-    20_000,
-  );
+    }, 20_000);
+  }
 });
