@@ -15,7 +15,7 @@ import type { ApiKeySummary, CreatedApiKey } from "@/lib/keys/store";
 import { splitFieldError, type FieldError } from "./field-error";
 import { formatTime } from "./format";
 import { ScopeChoices } from "./scope-choices";
-import { TableRegion } from "./table-region";
+import { DataTable } from "@/components/data-table";
 import { useConsolePost } from "./use-console-post";
 
 interface Props {
@@ -247,68 +247,66 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
         {keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (
-          <TableRegion label="Keys">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  {canManage ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((k) => (
-                  <tr key={k.id} id={rowId(k.id)} tabIndex={-1}>
+          <DataTable label="Keys">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Name</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                {canManage ? <th scope="col">Actions</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id} id={rowId(k.id)} tabIndex={-1}>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{k.name}</td>
+                  <td>{scopesLabel(k.scopes, defaultScopes)}</td>
+                  <td>{formatTime(k.createdAt)}</td>
+                  <td>{formatTime(k.expiresAt, "never")}</td>
+                  <td>{formatTime(k.lastUsedAt, "never")}</td>
+                  <td>
+                    <span className={`key-status ${k.status}`}>{k.status}</span>
+                    {k.rolledTo && k.status === "active" ? (
+                      <p className="help">rolled: works until expiry</p>
+                    ) : null}
+                  </td>
+                  {canManage ? (
                     <td>
-                      <code>{k.prefix}…</code>
-                    </td>
-                    <td>{k.name}</td>
-                    <td>{scopesLabel(k.scopes, defaultScopes)}</td>
-                    <td>{formatTime(k.createdAt)}</td>
-                    <td>{formatTime(k.expiresAt, "never")}</td>
-                    <td>{formatTime(k.lastUsedAt, "never")}</td>
-                    <td>
-                      <span className={`key-status ${k.status}`}>{k.status}</span>
-                      {k.rolledTo && k.status === "active" ? (
-                        <p className="help">rolled: works until expiry</p>
-                      ) : null}
-                    </td>
-                    {canManage ? (
-                      <td>
-                        {k.status === "revoked" ? null : (
-                          <div className="row-actions">
-                            {k.status === "active" && !k.rolledTo ? (
-                              <button
-                                type="button"
-                                id={`roll-${k.id}`}
-                                className="secondary"
-                                onClick={() => setPending({ key: k, action: "roll" })}
-                              >
-                                Roll…
-                              </button>
-                            ) : null}
+                      {k.status === "revoked" ? null : (
+                        <div className="row-actions">
+                          {k.status === "active" && !k.rolledTo ? (
                             <button
                               type="button"
-                              id={`revoke-${k.id}`}
-                              className="secondary danger"
-                              onClick={() => setPending({ key: k, action: "revoke" })}
+                              id={`roll-${k.id}`}
+                              className="secondary"
+                              onClick={() => setPending({ key: k, action: "roll" })}
                             >
-                              Revoke…
+                              Roll…
                             </button>
-                          </div>
-                        )}
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableRegion>
+                          ) : null}
+                          <button
+                            type="button"
+                            id={`revoke-${k.id}`}
+                            className="secondary danger"
+                            onClick={() => setPending({ key: k, action: "revoke" })}
+                          >
+                            Revoke…
+                          </button>
+                        </div>
+                      )}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </section>
 

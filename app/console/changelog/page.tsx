@@ -6,7 +6,7 @@ import { formatChangelogDay } from "@/components/changelog-entry";
 import { listEditorEntries } from "@/lib/console/changelog";
 import { getConsoleUser } from "@/lib/console/session";
 import { getRuntime } from "@/lib/runtime";
-import { TableRegion } from "@/components/console/table-region";
+import { DataTable } from "@/components/data-table";
 
 export const metadata: Metadata = { title: "Changelog" };
 export const dynamic = "force-dynamic";
@@ -35,40 +35,38 @@ export default async function ChangelogListPage() {
       {entries.length === 0 ? (
         <p>No entries yet.</p>
       ) : (
-        <TableRegion label="Changelog entries">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Title</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
+        <DataTable label="Changelog entries">
+          <thead>
+            <tr>
+              <th scope="col">Date</th>
+              <th scope="col">Title</th>
+              <th scope="col">Type</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e) => (
+              <tr key={e.id}>
+                <td>
+                  <time dateTime={e.publishedOn}>{formatChangelogDay(e.publishedOn)}</time>
+                </td>
+                <td>
+                  <Link href={`/console/changelog/${encodeURIComponent(e.id)}`}>{e.title}</Link>
+                </td>
+                <td>
+                  {e.type}
+                  {e.breaking ? " · breaking" : ""}
+                </td>
+                <td>
+                  <span className={`entry-status ${e.status}`}>
+                    {e.status === "draft" ? "Draft" : "Published"}
+                  </span>
+                  {e.isPlanned ? <span className="help"> · planned (roadmap)</span> : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <time dateTime={e.publishedOn}>{formatChangelogDay(e.publishedOn)}</time>
-                  </td>
-                  <td>
-                    <Link href={`/console/changelog/${encodeURIComponent(e.id)}`}>{e.title}</Link>
-                  </td>
-                  <td>
-                    {e.type}
-                    {e.breaking ? " · breaking" : ""}
-                  </td>
-                  <td>
-                    <span className={`entry-status ${e.status}`}>
-                      {e.status === "draft" ? "Draft" : "Published"}
-                    </span>
-                    {e.isPlanned ? <span className="help"> · planned (roadmap)</span> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableRegion>
+            ))}
+          </tbody>
+        </DataTable>
       )}
     </div>
   );

@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { formatTime } from "@/components/console/format";
-import { TableRegion } from "@/components/console/table-region";
+import { DataTable } from "@/components/data-table";
 import { ConsoleError } from "@/lib/console/errors";
 import { listOrgAudit } from "@/lib/console/keys";
 import { getConsoleUser } from "@/lib/console/session";
@@ -49,38 +49,36 @@ export default async function AuditPage({ params }: { params: Promise<{ org: str
       {audit.events.length === 0 ? (
         <p>Nothing recorded yet.</p>
       ) : (
-        <TableRegion label="Audit log">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Key</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {audit.events.map((e) => {
-                const d = e.details as Record<string, unknown>;
-                return (
-                  <tr key={e.id}>
-                    <td>
-                      <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
-                    </td>
-                    <td>{e.actorEmail}</td>
-                    <td>{ACTIONS[e.action] ?? e.action}</td>
-                    <td>
-                      {typeof d.name === "string" ? d.name : ""}{" "}
-                      {typeof d.prefix === "string" ? <code>{d.prefix}…</code> : null}
-                    </td>
-                    <td>{describe(e.action, d)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableRegion>
+        <DataTable label="Audit log">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+              <th scope="col">Key</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {audit.events.map((e) => {
+              const d = e.details as Record<string, unknown>;
+              return (
+                <tr key={e.id}>
+                  <td>
+                    <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+                  </td>
+                  <td>{e.actorEmail}</td>
+                  <td>{ACTIONS[e.action] ?? e.action}</td>
+                  <td>
+                    {typeof d.name === "string" ? d.name : ""}{" "}
+                    {typeof d.prefix === "string" ? <code>{d.prefix}…</code> : null}
+                  </td>
+                  <td>{describe(e.action, d)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </DataTable>
       )}
     </div>
   );

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ChangelogEditor } from "@/components/console/changelog-editor";
 import { formatTime } from "@/components/console/format";
-import { TableRegion } from "@/components/console/table-region";
+import { DataTable } from "@/components/data-table";
 import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog";
 import { ConsoleError } from "@/lib/console/errors";
 import { csrfTokenFor } from "@/lib/console/http";
@@ -63,28 +63,26 @@ export default async function ChangelogEntryPage({ params }: { params: Promise<{
         {history.length === 0 ? (
           <p>Nothing recorded yet (an entry that predates the editor).</p>
         ) : (
-          <TableRegion label="History">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">What</th>
+          <DataTable label="History">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
+                  </td>
+                  <td>{e.actorEmail}</td>
+                  <td>{describe(e.action, e.details)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {history.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
-                    </td>
-                    <td>{e.actorEmail}</td>
-                    <td>{describe(e.action, e.details)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableRegion>
+              ))}
+            </tbody>
+          </DataTable>
         )}
       </section>
     </div>
