@@ -17,8 +17,9 @@ import { QUOTE_MAX, writeIssue } from "./write-issues";
 import type { CreatedProduct, ProductDraft } from "./schemas";
 
 // Creation of a product from a write request: { familyId, categoryId, values } parsed by the request's zod schemas
-// (lib/catalog/create-product-schema.ts) and checked against the organization's catalog (prepareProduct), then the product and its values inserted in one transaction (insertProduct; the
-// products' version bumps by trigger). A dry run is the first step and the uniqueness checks, without the insert.
+// (lib/catalog/create-product-schema.ts) and checked against the organization's catalog (prepareProduct), then the
+// product and its values inserted in one transaction (insertProduct; the products' version bumps by trigger). A dry
+// run is the first step and the uniqueness checks, without the insert.
 
 // A request that passed every check of prepareProduct: what insertProduct writes.
 export interface PreparedProduct {
