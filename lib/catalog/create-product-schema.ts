@@ -1,12 +1,38 @@
-// The request body of a product creation (write preview) as zod schemas: the OpenAPI document's request schema and
-// the property test's generator come from here. The checks against the organization's catalog (attribute codes and
-// types, channels, options, media, the family's rules) stay in lib/catalog/create-product.ts.
+// The request body of a product creation (write preview) as zod schemas, one per thing: they validate the request
+// (lib/catalog/create-product.ts parses the body with createProductBodySchema, then each value with its attribute
+// type's schema once the attribute is read) and they document it (the OpenAPI document's request schema, the
+// creating-products guide, the property test's generator). Only the checks against the organization's catalog
+// (attribute codes, channels, options, media, the family's rules, unique values) stay in create-product.ts.
 import { z } from "zod";
 import type { AttributeType } from "@/db/schema";
-import { TEXT_MAX, TEXTAREA_MAX } from "./create-product";
 
-// Longest familyId and categoryId accepted, in characters (lib/catalog/create-product.ts checks the same bound).
+// Longest familyId and categoryId accepted, in characters (UTF-16 code units, as zod and String#length count).
 export const CREATE_ID_MAX = 128;
+// Longest TEXT and TEXTAREA values, in characters.
+export const TEXT_MAX = 255;
+export const TEXTAREA_MAX = 10_000;
+// The fields of the body, in the order its answers name them.
+export const CREATE_TOP_LEVEL = ["familyId", "categoryId", "values"] as const;
+
+// Minor-unit digits of each ISO 4217 currency the runtime knows (EUR 2, JPY 0, KWD 3…): the currencies a PRICE
+// takes. Read once, on first use.
+let currencyDigits: Map<string, number> | undefined;
+export function currencies(): Map<string, number> {
+  if (!currencyDigits) {
+    currencyDigits = new Map();
+    for (const c of Intl.supportedValuesOf("currency")) {
+      const digits = new Intl.NumberFormat("en", { style: "currency", currency: c }).resolvedOptions()
+        .maximumFractionDigits;
+      currencyDigits.set(c, digits ?? 2);
+    }
+  }
+  return currencyDigits;
+}
+
+const hasAtMostDecimals = (n: number, digits: number): boolean => Number(n.toFixed(digits)) === n;
+
+// The code a PRICE amount with more decimals than its currency has is refused with (a custom zod issue's params).
+export const PRECISION_ISSUE = "INVALID_PRECISION";
 
 const notBlank = (max: number, what: string) =>
   z
@@ -26,13 +52,43 @@ export const attributeValueSchemas = {
   NUMBER: z
     .number()
     .meta({ title: "NUMBER", description: "A NUMBER attribute: a finite number.", example: 4.5 }),
-  PRICE: z.record(z.string().regex(/^[A-Z]{3}$/), z.number().min(0)).meta({
-    title: "PRICE",
-    description:
-      "A PRICE attribute: an object of ISO 4217 currency code to a non-negative amount with at most the currency's decimals (EUR 2, JPY 0, KWD 3).",
-    minProperties: 1,
-    example: { EUR: 149.9, USD: 164 },
-  }),
+  // One rule (issue 22): a currency is a code of the runtime's ISO 4217 list (the pattern documents its form) and an
+  // amount has at most that currency's decimals; the object is not empty. The precision check also runs when another
+  // currency of the object is refused, so that one answer names every wrong amount.
+  PRICE: z
+    .record(
+      z
+        .string()
+        .regex(/^[A-Z]{3}$/)
+        .refine((c) => currencies().has(c)),
+      z.number().min(0),
+    )
+    .refine((v) => Object.keys(v).length > 0)
+    .superRefine(
+      (v, ctx) => {
+        for (const [cur, amount] of Object.entries(v as Record<string, unknown>)) {
+          const digits = currencies().get(cur);
+          if (
+            digits !== undefined &&
+            typeof amount === "number" &&
+            amount >= 0 &&
+            !hasAtMostDecimals(amount, digits)
+          )
+            ctx.addIssue({ code: "custom", path: [cur], input: amount, params: { code: PRECISION_ISSUE } });
+        }
+      },
+      {
+        when: (payload) =>
+          typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value),
+      },
+    )
+    .meta({
+      title: "PRICE",
+      description:
+        "A PRICE attribute: an object of ISO 4217 currency code to a non-negative amount with at most the currency's decimals (EUR 2, JPY 0, KWD 3).",
+      minProperties: 1,
+      example: { EUR: 149.9, USD: 164 },
+    }),
   BOOLEAN: z
     .boolean()
     .meta({ title: "BOOLEAN", description: "A BOOLEAN attribute: `true` or `false`.", example: true }),
@@ -46,12 +102,15 @@ export const attributeValueSchemas = {
     description: "A SELECT attribute: the code of one of its options.",
     example: "walnut",
   }),
-  MULTI_SELECT: z.array(z.string().min(1)).meta({
-    title: "MULTI_SELECT",
-    description: "A MULTI_SELECT attribute: distinct codes of its options.",
-    uniqueItems: true,
-    example: ["indoor", "dining"],
-  }),
+  MULTI_SELECT: z
+    .array(z.string().min(1))
+    .refine((codes) => new Set(codes).size === codes.length)
+    .meta({
+      title: "MULTI_SELECT",
+      description: "A MULTI_SELECT attribute: distinct codes of its options.",
+      uniqueItems: true,
+      example: ["indoor", "dining"],
+    }),
   MEDIA: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).meta({
     title: "MEDIA",
     description: "A MEDIA attribute: the id of a media of the organization, or a non-empty list of ids.",

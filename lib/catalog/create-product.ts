@@ -1,12 +1,25 @@
 import "server-only";
 import type { Database, Queryable } from "@/db/client";
-import { ID_PREFIX, isoSql, newId } from "@/db/schema";
+import { ID_PREFIX, isoSql, newId, type AttributeType } from "@/db/schema";
+import type { z } from "zod";
+import {
+  attributeValueSchemas,
+  createProductBodySchema,
+  CREATE_TOP_LEVEL,
+  currencies,
+  PRECISION_ISSUE,
+  TEXT_MAX,
+  TEXTAREA_MAX,
+  type CreateProductBody,
+} from "./create-product-schema";
 import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./errors";
+import { QUOTE_MAX, writeIssue } from "./write-issues";
 import type { CreatedProduct, ProductDraft } from "./schemas";
 
-// Creation of a product from a write request: { familyId, categoryId, values } checked against the organization's
-// attributes (prepareProduct), then the product and its values inserted in one transaction (insertProduct; the
-// products' version bumps by trigger). A dry run is the first step and the uniqueness checks, without the insert.
+// Creation of a product from a write request: { familyId, categoryId, values } parsed by the request's zod schemas
+// (lib/catalog/create-product-schema.ts) and checked against the organization's catalog (prepareProduct), then the
+// product and its values inserted in one transaction (insertProduct; the products' version bumps by trigger). A dry
+// run is the first step and the uniqueness checks, without the insert.
 
 // A request that passed every check of prepareProduct: what insertProduct writes.
 export interface PreparedProduct {
@@ -17,12 +30,6 @@ export interface PreparedProduct {
   values: Record<string, unknown>;
   rows: ValueRow[];
 }
-
-// Longest TEXT and TEXTAREA values, in characters.
-export const TEXT_MAX = 255;
-export const TEXTAREA_MAX = 10_000;
-const ID_MAX = 128;
-const TOP_LEVEL = ["familyId", "categoryId", "values"];
 
 interface AttributeRow {
   id: string;
@@ -46,122 +53,59 @@ const refuse = (refusal: WriteRefusal, issues: WriteIssue[]): never => {
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-// Minor-unit digits of each ISO 4217 currency the runtime knows (EUR 2, JPY 0, KWD 3…).
-let currencyDigits: Map<string, number> | undefined;
-function currencies(): Map<string, number> {
-  if (!currencyDigits) {
-    currencyDigits = new Map();
-    for (const c of Intl.supportedValuesOf("currency")) {
-      const digits = new Intl.NumberFormat("en", { style: "currency", currency: c }).resolvedOptions()
-        .maximumFractionDigits;
-      currencyDigits.set(c, digits ?? 2);
-    }
-  }
-  return currencyDigits;
+// The bound of each text type, quoted by INVALID_LENGTH.
+const TEXT_MAXES: Partial<Record<string, number>> = { TEXT: TEXT_MAX, TEXTAREA: TEXTAREA_MAX };
+
+// The option and media references of the values, checked against the database once every value is read.
+interface References {
+  options: { attribute: AttributeRow; code: string; field: string }[];
+  media: { id: string; field: string }[];
 }
 
-const hasAtMostDecimals = (n: number, digits: number): boolean => Number(n.toFixed(digits)) === n;
-
-function isDate(v: unknown): boolean {
-  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
-  const d = new Date(`${v}T00:00:00.000Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
-}
-
-// Checks one (unscoped) value against its attribute's type; pushes what is wrong. Option and media references are
-// collected for a check against the database.
+// Checks one (unscoped) value with its attribute type's schema (attributeValueSchemas) and pushes what is wrong, in
+// the answer's words: one detail for the value, or one per currency of a PRICE. Option and media references of a
+// valid value are collected for a check against the database.
 function checkValue(
   a: AttributeRow,
   v: unknown,
   field: string,
   issues: WriteIssue[],
-  refs: {
-    options: { attribute: AttributeRow; code: string; field: string }[];
-    media: { id: string; field: string }[];
-  },
+  refs: References,
 ): void {
-  const wrong = (expected: string): void => {
-    issues.push({
-      field,
-      code: "INVALID_TYPE",
-      message: `Valeur invalide pour « ${a.code} » : ${expected} attendu.`,
-    });
-  };
-  switch (a.type) {
-    case "TEXT":
-    case "TEXTAREA": {
-      const max = a.type === "TEXT" ? TEXT_MAX : TEXTAREA_MAX;
-      if (typeof v !== "string") return wrong("une chaîne de caractères");
-      if (v.trim() === "" || v.length > max) {
-        issues.push({
-          field,
-          code: "INVALID_LENGTH",
-          message: `Valeur invalide pour « ${a.code} » : de 1 à ${max} caractères attendus.`,
-        });
-      }
-      return;
-    }
-    case "NUMBER":
-      if (typeof v !== "number" || !Number.isFinite(v)) wrong("un nombre");
-      return;
-    case "BOOLEAN":
-      if (typeof v !== "boolean") wrong("un booléen (true ou false)");
-      return;
-    case "DATE":
-      if (!isDate(v)) wrong("une date AAAA-MM-JJ");
-      return;
-    case "PRICE": {
-      if (!isPlainObject(v) || Object.keys(v).length === 0)
-        return wrong("un objet code de devise ISO 4217 → montant");
-      for (const [cur, amount] of Object.entries(v)) {
-        const digits = currencies().get(cur);
-        const f = `${field}.${cur}`;
-        if (digits === undefined)
-          issues.push({
-            field: f,
-            code: "UNKNOWN_CURRENCY",
-            message: `Devise « ${cur.slice(0, 16)} » inconnue (ISO 4217).`,
-          });
-        else if (typeof amount !== "number" || !Number.isFinite(amount) || amount < 0)
-          issues.push({
-            field: f,
-            code: "INVALID_TYPE",
-            message: `Montant invalide : un nombre positif ou nul attendu.`,
-          });
-        else if (!hasAtMostDecimals(amount, digits))
-          issues.push({
-            field: f,
-            code: "INVALID_PRECISION",
-            message: `Montant invalide : au plus ${digits} décimale(s) pour ${cur}.`,
-          });
-      }
-      return;
-    }
-    case "SELECT":
-      if (typeof v !== "string" || v === "") return wrong("un code d'option");
-      refs.options.push({ attribute: a, code: v, field });
-      return;
-    case "MULTI_SELECT":
-      if (
-        !Array.isArray(v) ||
-        v.some((x) => typeof x !== "string" || x === "") ||
-        new Set(v).size !== v.length
-      )
-        return wrong("une liste de codes d'option distincts");
+  const schema = attributeValueSchemas[a.type as AttributeType] as z.ZodType | undefined;
+  const parsed = schema?.safeParse(v);
+  if (!parsed) return void issues.push(writeIssue(field, "INVALID_TYPE", "value", a.code, a.type));
+  if (parsed.success) {
+    if (a.type === "SELECT") refs.options.push({ attribute: a, code: v as string, field });
+    if (a.type === "MULTI_SELECT")
       (v as string[]).forEach((code, i) => refs.options.push({ attribute: a, code, field: `${field}.${i}` }));
-      return;
-    case "MEDIA": {
-      const ids = typeof v === "string" ? [v] : v;
-      if (!Array.isArray(ids) || ids.length === 0 || ids.some((x) => typeof x !== "string" || x === ""))
-        return wrong("un identifiant de média ou une liste d'identifiants");
-      (ids as string[]).forEach((id, i) =>
-        refs.media.push({ id, field: typeof v === "string" ? field : `${field}.${i}` }),
-      );
-      return;
-    }
-    default:
-      wrong("un type connu");
+    if (a.type === "MEDIA")
+      for (const [i, id] of (typeof v === "string" ? [v] : (v as string[])).entries())
+        refs.media.push({ id, field: typeof v === "string" ? field : `${field}.${i}` });
+    return;
   }
+  const perCurrency = new Map<string, WriteIssue>();
+  for (const i of parsed.error.issues) {
+    const cur = a.type === "PRICE" && i.path.length > 0 ? String(i.path[0]) : undefined;
+    if (cur === undefined) {
+      // The value itself: a text of the wrong length is its own code, anything else a value of the wrong type.
+      const max = TEXT_MAXES[a.type];
+      return void issues.push(
+        max !== undefined && i.code !== "invalid_type"
+          ? writeIssue(field, "INVALID_LENGTH", "text", a.code, max)
+          : writeIssue(field, "INVALID_TYPE", "value", a.code, a.type),
+      );
+    }
+    // One detail per currency: an unknown currency (its amount is not read), else a wrong amount, else its decimals.
+    const f = `${field}.${cur}`;
+    if (i.code === "invalid_key") perCurrency.set(cur, writeIssue(f, "UNKNOWN_CURRENCY", "currency", cur));
+    else if (i.code === "custom" && i.params?.code === PRECISION_ISSUE) {
+      if (!perCurrency.has(cur))
+        perCurrency.set(cur, writeIssue(f, "INVALID_PRECISION", "amount", cur, currencies().get(cur)!));
+    } else perCurrency.set(cur, writeIssue(f, "INVALID_TYPE", "amount"));
+  }
+  // In the value's key order, as the body gave them.
+  for (const cur of Object.keys(v as object)) if (perCurrency.has(cur)) issues.push(perCurrency.get(cur)!);
 }
 
 // Text Postgres cannot store (in text or jsonb): NUL, and a UTF-16 surrogate without its pair (both arrive as JSON
@@ -190,11 +134,13 @@ function unstorableText(body: unknown): WriteIssue[] {
     const [v, place] = stack.pop()!;
     if (typeof v === "string") {
       if (UNSTORABLE.test(v))
-        issues.push({
-          field: pathOf(place).replace(UNSTORABLE, "?").slice(0, 100) || "body",
-          code: "INVALID_TEXT",
-          message: "Texte invalide : caractère NUL ou demi-paire UTF-16 isolée.",
-        });
+        issues.push(
+          writeIssue(
+            pathOf(place).replace(UNSTORABLE, "?").slice(0, QUOTE_MAX) || "body",
+            "INVALID_TEXT",
+            "text",
+          ),
+        );
       continue;
     }
     const children: [unknown, Place][] = [];
@@ -210,62 +156,49 @@ function unstorableText(body: unknown): WriteIssue[] {
   return issues;
 }
 
-// Checks the request's shape: a JSON object with familyId, categoryId and values, nothing else.
-function checkShape(body: unknown): {
-  familyId: string;
-  categoryId: string;
-  values: Record<string, unknown>;
-} {
-  if (!isPlainObject(body))
-    refuse("invalid", [
-      { field: "body", code: "INVALID_TYPE", message: "Le corps doit être un objet JSON." },
-    ]);
+// Parses the request with createProductBodySchema: a JSON object with familyId, categoryId and values, nothing else,
+// and no text Postgres cannot store. The zod issues become the answer's details; those about one entry of `values`
+// are left to its attribute's schema (checkValue), which prepareProduct applies once the attribute is read: the type
+// decides what the value must be, and an unknown code is UNKNOWN_ATTRIBUTE whatever its value.
+function checkShape(body: unknown): CreateProductBody {
+  const parsed = createProductBodySchema.safeParse(body);
+  const zodIssues = parsed.error?.issues ?? [];
+  if (zodIssues.some((i) => i.path.length === 0 && i.code === "invalid_type"))
+    refuse("invalid", [writeIssue("body", "INVALID_TYPE", "body")]);
   const b = body as Record<string, unknown>;
   const unstorable = unstorableText(b);
   if (unstorable.length > 0) refuse("invalid", unstorable);
-  const issues: WriteIssue[] = [];
-  for (const k of Object.keys(b)) {
-    if (k === "organizationId")
-      issues.push({
-        field: k,
-        code: "FORBIDDEN_FIELD",
-        message: "Champ « organizationId » interdit : l'organisation est celle de la clé API.",
-      });
-    else if (!TOP_LEVEL.includes(k))
-      issues.push({
-        field: k.slice(0, 100),
-        code: "UNKNOWN_FIELD",
-        message: `Champ « ${k.slice(0, 100)} » inconnu. Champs acceptés : ${TOP_LEVEL.join(", ")}.`,
-      });
+  const unknown: WriteIssue[] = [];
+  const byField = new Map<string, WriteIssue>();
+  for (const i of zodIssues) {
+    if (i.code === "unrecognized_keys") {
+      for (const k of i.keys)
+        unknown.push(
+          k === "organizationId"
+            ? writeIssue(k, "FORBIDDEN_FIELD", "organizationId")
+            : writeIssue(k.slice(0, QUOTE_MAX), "UNKNOWN_FIELD", "field", k),
+        );
+      continue;
+    }
+    const [name, code] = i.path.map(String);
+    if (name === undefined || code !== undefined) continue; // an entry of values: checkValue's
+    byField.set(
+      name,
+      b[name] === undefined
+        ? writeIssue(name, "REQUIRED", "field", name)
+        : name === "values"
+          ? writeIssue(name, "INVALID_TYPE", "values")
+          : writeIssue(name, "INVALID_TYPE", "id", name),
+    );
   }
-  for (const k of ["familyId", "categoryId"] as const) {
-    const v = b[k];
-    if (v === undefined) issues.push({ field: k, code: "REQUIRED", message: `Champ « ${k} » obligatoire.` });
-    else if (typeof v !== "string" || v === "" || v.length > ID_MAX)
-      issues.push({
-        field: k,
-        code: "INVALID_TYPE",
-        message: `Champ « ${k} » invalide : un identifiant (chaîne de 1 à ${ID_MAX} caractères) attendu.`,
-      });
-  }
-  if (b.values === undefined)
-    issues.push({ field: "values", code: "REQUIRED", message: "Champ « values » obligatoire." });
-  else if (!isPlainObject(b.values))
-    issues.push({
-      field: "values",
-      code: "INVALID_TYPE",
-      message: "Champ « values » invalide : un objet code d'attribut → valeur attendu.",
-    });
+  const issues = [...unknown, ...CREATE_TOP_LEVEL.flatMap((k) => byField.get(k) ?? [])];
   if (issues.length > 0) refuse("invalid", issues);
-  return {
-    familyId: b.familyId as string,
-    categoryId: b.categoryId as string,
-    values: b.values as Record<string, unknown>,
-  };
+  return b as CreateProductBody;
 }
 
-// Validates a creation request of one organization against its catalog (shape, value types, references, family
-// rules), reading only. Throws CatalogWriteError for every refusal.
+// Validates a creation request of one organization, reading only: the body and each value by the request's schemas
+// (checkShape, checkValue), then what only the database knows (attribute codes, channels, options, media, family,
+// category, the family's rules). Throws CatalogWriteError for every refusal.
 export async function prepareProduct(db: Queryable, orgId: string, body: unknown): Promise<PreparedProduct> {
   const req = checkShape(body);
   const codes = Object.keys(req.values);
@@ -280,16 +213,12 @@ export async function prepareProduct(db: Queryable, orgId: string, body: unknown
 
   const issues: WriteIssue[] = [];
   const rows: ValueRow[] = [];
-  const refs = { options: [], media: [] } as Parameters<typeof checkValue>[4];
+  const refs: References = { options: [], media: [] };
   for (const code of codes) {
     const a = byCode.get(code);
-    const field = `values.${code.slice(0, 100)}`;
+    const field = `values.${code.slice(0, QUOTE_MAX)}`;
     if (!a) {
-      issues.push({
-        field,
-        code: "UNKNOWN_ATTRIBUTE",
-        message: `Attribut « ${code.slice(0, 100)} » inconnu dans l'organisation.`,
-      });
+      issues.push(writeIssue(field, "UNKNOWN_ATTRIBUTE", "attribute", code));
       continue;
     }
     const v = req.values[code];
@@ -301,13 +230,9 @@ export async function prepareProduct(db: Queryable, orgId: string, body: unknown
       (a.type !== "PRICE" || Object.keys(v).every((k) => channels.has(k)));
     if (scoped) {
       for (const [ch, cv] of Object.entries(v)) {
-        const f = `${field}.${ch.slice(0, 100)}`;
+        const f = `${field}.${ch.slice(0, QUOTE_MAX)}`;
         if (!channels.has(ch)) {
-          issues.push({
-            field: f,
-            code: "UNKNOWN_CHANNEL",
-            message: `Canal « ${ch.slice(0, 100)} » inconnu dans l'organisation.`,
-          });
+          issues.push(writeIssue(f, "UNKNOWN_CHANNEL", "channel", ch));
           continue;
         }
         checkValue(a, cv, f, issues, refs);
@@ -328,26 +253,12 @@ export async function prepareProduct(db: Queryable, orgId: string, body: unknown
     orgId,
     req.familyId,
   ]);
-  if (!family)
-    refuse("family_not_found", [
-      {
-        field: "familyId",
-        code: "NOT_FOUND",
-        message: "Famille introuvable dans l'organisation de la clé API.",
-      },
-    ]);
+  if (!family) refuse("family_not_found", [writeIssue("familyId", "NOT_FOUND", "family")]);
   const [category] = await db.query("select 1 from categories where org_id = $1 and id = $2", [
     orgId,
     req.categoryId,
   ]);
-  if (!category)
-    refuse("category_not_found", [
-      {
-        field: "categoryId",
-        code: "NOT_FOUND",
-        message: "Catégorie introuvable dans l'organisation de la clé API.",
-      },
-    ]);
+  if (!category) refuse("category_not_found", [writeIssue("categoryId", "NOT_FOUND", "category")]);
 
   const expected = await db.query<{ attribute_id: string; code: string; is_required: boolean }>(
     `select fa.attribute_id, a.code, fa.is_required from family_attributes fa
@@ -357,26 +268,13 @@ export async function prepareProduct(db: Queryable, orgId: string, body: unknown
   );
   const inFamily = new Set(expected.map((e) => e.code));
   for (const code of codes)
-    if (!inFamily.has(code))
-      issues.push({
-        field: `values.${code}`,
-        code: "NOT_IN_FAMILY",
-        message: `L'attribut « ${code} » n'appartient pas à la famille.`,
-      });
+    if (!inFamily.has(code)) issues.push(writeIssue(`values.${code}`, "NOT_IN_FAMILY", "attribute", code));
   for (const e of expected)
     if (e.is_required && !(e.code in req.values))
-      issues.push({
-        field: `values.${e.code}`,
-        code: "REQUIRED",
-        message: `Attribut « ${e.code} » obligatoire pour cette famille.`,
-      });
+      issues.push(writeIssue(`values.${e.code}`, "REQUIRED", "attribute", e.code));
   const sku = req.values.sku;
   if (typeof sku !== "string" && !issues.some((i) => i.field === "values.sku"))
-    issues.push({
-      field: "values.sku",
-      code: "REQUIRED",
-      message: "Attribut « sku » obligatoire : il donne l'identifiant du produit.",
-    });
+    issues.push(writeIssue("values.sku", "REQUIRED", "sku"));
   if (issues.length > 0) refuse("unprocessable", issues);
 
   const identifier = sku as string;
@@ -465,11 +363,7 @@ function labelOf(name: unknown): string | undefined {
   return undefined;
 }
 
-const skuTaken = (sku: string): WriteIssue => ({
-  field: "values.sku",
-  code: "ALREADY_EXISTS",
-  message: `Le SKU « ${sku.slice(0, 100)} » est déjà utilisé dans l'organisation.`,
-});
+const skuTaken = (sku: string): WriteIssue => writeIssue("values.sku", "ALREADY_EXISTS", "sku", sku);
 
 // 409 when the SKU or the value of a uniqueValue attribute is already held by a product of the organization.
 // `lock` (inside the creation's transaction): each unique value is first locked for the rest of the transaction
@@ -504,11 +398,14 @@ async function checkUnique(
       [orgId, r.attribute.id, JSON.stringify(r.value)],
     );
     if (hit)
-      issues.push({
-        field: `values.${r.attribute.code}${r.channelId ? `.${r.channelId}` : ""}`,
-        code: "ALREADY_EXISTS",
-        message: `La valeur de « ${r.attribute.code} » est déjà utilisée dans l'organisation.`,
-      });
+      issues.push(
+        writeIssue(
+          `values.${r.attribute.code}${r.channelId ? `.${r.channelId}` : ""}`,
+          "ALREADY_EXISTS",
+          "value",
+          r.attribute.code,
+        ),
+      );
   }
   if (issues.length > 0) refuse("conflict", issues);
 }
@@ -518,7 +415,7 @@ async function checkUnique(
 async function unknownOptions(
   db: Queryable,
   orgId: string,
-  refs: { attribute: AttributeRow; code: string; field: string }[],
+  refs: References["options"],
 ): Promise<WriteIssue[]> {
   const issues: WriteIssue[] = [];
   for (const r of refs) {
@@ -527,22 +424,13 @@ async function unknownOptions(
           and (value = to_jsonb($3::text) or value @> jsonb_build_array($3::text)) limit 1`,
       [orgId, r.attribute.id, r.code],
     );
-    if (!hit)
-      issues.push({
-        field: r.field,
-        code: "UNKNOWN_OPTION",
-        message: `Option « ${r.code.slice(0, 100)} » inconnue pour l'attribut « ${r.attribute.code} ».`,
-      });
+    if (!hit) issues.push(writeIssue(r.field, "UNKNOWN_OPTION", "option", r.code, r.attribute.code));
   }
   return issues;
 }
 
 // The media ids that are not media of the organization.
-async function unknownMedia(
-  db: Queryable,
-  orgId: string,
-  refs: { id: string; field: string }[],
-): Promise<WriteIssue[]> {
+async function unknownMedia(db: Queryable, orgId: string, refs: References["media"]): Promise<WriteIssue[]> {
   if (refs.length === 0) return [];
   const known = new Set(
     (
@@ -552,11 +440,5 @@ async function unknownMedia(
       ])
     ).map((m) => m.id),
   );
-  return refs
-    .filter((r) => !known.has(r.id))
-    .map((r) => ({
-      field: r.field,
-      code: "UNKNOWN_MEDIA",
-      message: `Média « ${r.id.slice(0, 100)} » introuvable dans l'organisation.`,
-    }));
+  return refs.filter((r) => !known.has(r.id)).map((r) => writeIssue(r.field, "UNKNOWN_MEDIA", "media", r.id));
 }

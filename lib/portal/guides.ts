@@ -2,7 +2,8 @@ import "server-only";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
-import { attributeValueSchemas } from "@/lib/catalog/create-product-schema";
+import { attributeValueSchemas, currencies } from "@/lib/catalog/create-product-schema";
+import { writeIssue } from "@/lib/catalog/write-issues";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
@@ -149,7 +150,7 @@ function writeErrorRows(): string {
     .join("\n");
 }
 
-// A write refusal with its details (creating-products guide).
+// A write refusal with its details (creating-products guide), in the validator's words (WRITE_ISSUES).
 function writeErrorExample(): string {
   const e = ERRORS.PUBLIC_API_INVALID_BODY;
   const body = {
@@ -159,16 +160,8 @@ function writeErrorExample(): string {
     code: "PUBLIC_API_INVALID_BODY",
     requestId: "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11",
     details: [
-      {
-        field: "values.colour",
-        code: "UNKNOWN_ATTRIBUTE",
-        message: "Attribut « colour » inconnu dans l'organisation.",
-      },
-      {
-        field: "values.price.EUR",
-        code: "INVALID_PRECISION",
-        message: "Montant invalide : au plus 2 décimale(s) pour EUR.",
-      },
+      writeIssue("values.colour", "UNKNOWN_ATTRIBUTE", "attribute", "colour"),
+      writeIssue("values.price.EUR", "INVALID_PRECISION", "amount", "EUR", currencies().get("EUR")!),
     ],
   };
   return JSON.stringify(body, null, 2);

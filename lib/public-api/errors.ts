@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WRITE_ISSUES } from "@/lib/catalog/write-issues";
 
 // Every error the public API can answer, one table: status, stable code, HTTP reason phrase, default French message.
 export const ERRORS = {
@@ -35,12 +36,12 @@ export const ERRORS = {
   PUBLIC_API_FAMILY_NOT_FOUND: {
     status: 404,
     error: "Not Found",
-    message: "Famille introuvable dans l'organisation de la clé API.",
+    message: WRITE_ISSUES.NOT_FOUND.family(),
   },
   PUBLIC_API_CATEGORY_NOT_FOUND: {
     status: 404,
     error: "Not Found",
-    message: "Catégorie introuvable dans l'organisation de la clé API.",
+    message: WRITE_ISSUES.NOT_FOUND.category(),
   },
   PUBLIC_API_METHOD_NOT_ALLOWED: {
     status: 405,

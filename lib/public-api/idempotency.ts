@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "@/db/client";
+import { writeIssue } from "@/lib/catalog/write-issues";
 import { PublicApiError } from "./errors";
 
 // The Idempotency-Key of a write (IETF httpapi idempotency-key draft, Stripe): per API key, kept 24 h. The first
@@ -15,7 +16,7 @@ const LEASE_SECONDS = 60;
 export const IDEMPOTENCY_WAIT_MS = 2_000;
 const POLL_MS = 20;
 // Longest key accepted (Stripe: 255).
-const KEY_MAX = 255;
+export const IDEMPOTENCY_KEY_MAX = 255;
 
 // The request's Idempotency-Key, or undefined without one: visible ASCII, 1 to 255 characters; the draft's
 // structured-field form ("…" in double quotes) is read as the string inside.
@@ -24,15 +25,9 @@ export function idempotencyKeyOf(request: Request): string | undefined {
   if (raw === null) return undefined;
   let key = raw.trim();
   if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1);
-  if (key.length === 0 || key.length > KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !/^[\x21-\x7e]+$/.test(key)) {
     throw new PublicApiError("PUBLIC_API_INVALID_HEADER", undefined, {
-      details: [
-        {
-          field: "Idempotency-Key",
-          code: "INVALID_IDEMPOTENCY_KEY",
-          message: `Clé d'idempotence invalide : de 1 à ${KEY_MAX} caractères ASCII visibles attendus (un UUID, par exemple).`,
-        },
-      ],
+      details: [writeIssue("Idempotency-Key", "INVALID_IDEMPOTENCY_KEY", "header", IDEMPOTENCY_KEY_MAX)],
     });
   }
   return key;
@@ -137,13 +132,7 @@ export async function claimIdempotencyKey(
     if (!row) continue;
     if (row.request_hash !== fingerprint) {
       throw new PublicApiError("PUBLIC_API_IDEMPOTENCY_KEY_REUSED", undefined, {
-        details: [
-          {
-            field: "Idempotency-Key",
-            code: "KEY_REUSED",
-            message: "Cette clé a été utilisée avec un autre corps de requête dans les dernières 24 heures.",
-          },
-        ],
+        details: [writeIssue("Idempotency-Key", "KEY_REUSED", "header", IDEMPOTENCY_TTL_HOURS)],
       });
     }
     if (row.status !== null)
@@ -151,13 +140,7 @@ export async function claimIdempotencyKey(
     if (Date.now() >= deadline) {
       throw new PublicApiError("PUBLIC_API_IDEMPOTENCY_KEY_IN_USE", undefined, {
         headers: { "Retry-After": "1" },
-        details: [
-          {
-            field: "Idempotency-Key",
-            code: "KEY_IN_USE",
-            message: "La première requête avec cette clé n'est pas terminée.",
-          },
-        ],
+        details: [writeIssue("Idempotency-Key", "KEY_IN_USE", "header")],
       });
     }
     await new Promise((r) => setTimeout(r, POLL_MS));

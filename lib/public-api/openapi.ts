@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
+import type { WriteIssue } from "@/lib/catalog/errors";
+import { writeIssue } from "@/lib/catalog/write-issues";
 import type { ParamDef } from "@/lib/catalog/query";
 import {
   attributeSchema,
@@ -16,7 +18,7 @@ import { createProductQuery } from "./create-product";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
 import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
-import { IDEMPOTENCY_TTL_HOURS } from "./idempotency";
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from "./idempotency";
 import {
   IF_NONE_MATCH_MAX,
   IF_NONE_MATCH_TOO_LONG,
@@ -242,12 +244,10 @@ function operation(e: ListEndpoint, itemName: string, example: Json): Json {
   };
 }
 
-// A write-preview error example: the error with its `details`.
-function writeErrorExample(code: ErrorCode, message: string | undefined, details: Json[]): Json {
+// A write-preview error example: the error with its `details` (built by writeIssue: the messages of the answers).
+function writeErrorExample(code: ErrorCode, message: string | undefined, details: WriteIssue[]): Json {
   return errorExample(code, message, { details });
 }
-
-const detail = (field: string, code: string, message: string): Json => ({ field, code, message });
 
 const writeError = (description: string, examples: Record<string, Json>, headers: Json = {}): Json =>
   errorResponseDoc(description, examples, headers, "WriteError");
@@ -255,7 +255,7 @@ const writeError = (description: string, examples: Record<string, Json>, headers
 const IDEMPOTENCY_KEY_SCHEMA = z
   .string()
   .min(1)
-  .max(255)
+  .max(IDEMPOTENCY_KEY_MAX)
   .regex(/^[\x21-\x7e]+$/);
 
 // POST /public/v1/products, documented only while the write preview is on (marked preview: it may still change).
@@ -361,49 +361,34 @@ function createProductOperation(): Json {
           malformedJson: writeErrorExample(
             "PUBLIC_API_INVALID_BODY",
             "Corps de requête invalide : JSON mal formé.",
-            [detail("body", "INVALID_JSON", "Le corps n'est pas un JSON valide.")],
+            [writeIssue("body", "INVALID_JSON", "body")],
           ),
           tooDeep: writeErrorExample(
             "PUBLIC_API_INVALID_BODY",
             `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
             [
-              detail(
+              writeIssue(
                 `values.color${".0".repeat(JSON_DEPTH_LIMIT - 2)}`,
                 "TOO_DEEP",
-                `Valeur trop imbriquée : ${JSON_DEPTH_LIMIT} niveaux d'objets et de tableaux au plus.`,
+                "value",
+                JSON_DEPTH_LIMIT,
               ),
             ],
           ),
           organizationId: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
-            detail(
-              "organizationId",
-              "FORBIDDEN_FIELD",
-              "Champ « organizationId » interdit : l'organisation est celle de la clé API.",
-            ),
+            writeIssue("organizationId", "FORBIDDEN_FIELD", "organizationId"),
           ]),
           unknownField: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
-            detail(
-              "sku",
-              "UNKNOWN_FIELD",
-              "Champ « sku » inconnu. Champs acceptés : familyId, categoryId, values.",
-            ),
+            writeIssue("sku", "UNKNOWN_FIELD", "field", "sku"),
           ]),
           unknownAttribute: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
-            detail("values.colour", "UNKNOWN_ATTRIBUTE", "Attribut « colour » inconnu dans l'organisation."),
+            writeIssue("values.colour", "UNKNOWN_ATTRIBUTE", "attribute", "colour"),
           ]),
           wrongType: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
-            detail(
-              "values.price.EUR",
-              "INVALID_TYPE",
-              "Montant invalide : un nombre positif ou nul attendu.",
-            ),
+            writeIssue("values.price.EUR", "INVALID_TYPE", "amount"),
           ]),
           invalidIdempotencyKey: writeErrorExample("PUBLIC_API_INVALID_HEADER", undefined, [
-            detail(
-              "Idempotency-Key",
-              "INVALID_IDEMPOTENCY_KEY",
-              "Clé d'idempotence invalide : de 1 à 255 caractères ASCII visibles attendus (un UUID, par exemple).",
-            ),
+            writeIssue("Idempotency-Key", "INVALID_IDEMPOTENCY_KEY", "header", IDEMPOTENCY_KEY_MAX),
           ]),
           invalidDryRun: errorExample(
             "PUBLIC_API_INVALID_QUERY",
@@ -433,10 +418,10 @@ function createProductOperation(): Json {
         "The family or the category is not one of the key's organization (the same answer whether it exists elsewhere or nowhere).",
         {
           familyNotFound: writeErrorExample("PUBLIC_API_FAMILY_NOT_FOUND", undefined, [
-            detail("familyId", "NOT_FOUND", ERRORS.PUBLIC_API_FAMILY_NOT_FOUND.message),
+            writeIssue("familyId", "NOT_FOUND", "family"),
           ]),
           categoryNotFound: writeErrorExample("PUBLIC_API_CATEGORY_NOT_FOUND", undefined, [
-            detail("categoryId", "NOT_FOUND", ERRORS.PUBLIC_API_CATEGORY_NOT_FOUND.message),
+            writeIssue("categoryId", "NOT_FOUND", "category"),
           ]),
         },
       ),
@@ -444,14 +429,10 @@ function createProductOperation(): Json {
         "The SKU, or the value of a `uniqueValue` attribute, is already used in the organization; or a request with the same `Idempotency-Key` is still running (retry after `Retry-After` seconds with the same key).",
         {
           skuTaken: writeErrorExample("PUBLIC_API_CONFLICT", undefined, [
-            detail(
-              "values.sku",
-              "ALREADY_EXISTS",
-              "Le SKU « ACM-CHA-000124 » est déjà utilisé dans l'organisation.",
-            ),
+            writeIssue("values.sku", "ALREADY_EXISTS", "sku", "ACM-CHA-000124"),
           ]),
           idempotencyKeyInUse: writeErrorExample("PUBLIC_API_IDEMPOTENCY_KEY_IN_USE", undefined, [
-            detail("Idempotency-Key", "KEY_IN_USE", "La première requête avec cette clé n'est pas terminée."),
+            writeIssue("Idempotency-Key", "KEY_IN_USE", "header"),
           ]),
         },
         { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
@@ -462,38 +443,26 @@ function createProductOperation(): Json {
           tooLarge: writeErrorExample(
             "PUBLIC_API_PAYLOAD_TOO_LARGE",
             `Corps de requête trop volumineux : ${WRITE_BODY_LIMIT / 1024} Ko au plus.`,
-            [detail("body", "TOO_LARGE", `Le corps dépasse ${WRITE_BODY_LIMIT} octets.`)],
+            [writeIssue("body", "TOO_LARGE", "body", WRITE_BODY_LIMIT)],
           ),
         },
       ),
       "415": writeError("No `Content-Type`, or one other than `application/json`.", {
         unsupportedMediaType: writeErrorExample("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, [
-          detail(
-            "Content-Type",
-            "UNSUPPORTED_MEDIA_TYPE",
-            "Type de contenu « text/plain » non pris en charge : application/json attendu.",
-          ),
+          writeIssue("Content-Type", "UNSUPPORTED_MEDIA_TYPE", "contentType", "text/plain"),
         ]),
       }),
       "422": writeError(
         "Well-formed data that breaks a rule: an attribute the family requires is missing, or an attribute is not the family's; or the `Idempotency-Key` was used with another body in the last 24 h.",
         {
           requiredMissing: writeErrorExample("PUBLIC_API_UNPROCESSABLE", undefined, [
-            detail("values.price", "REQUIRED", "Attribut « price » obligatoire pour cette famille."),
+            writeIssue("values.price", "REQUIRED", "attribute", "price"),
           ]),
           notInFamily: writeErrorExample("PUBLIC_API_UNPROCESSABLE", undefined, [
-            detail(
-              "values.supplier_ref",
-              "NOT_IN_FAMILY",
-              "L'attribut « supplier_ref » n'appartient pas à la famille.",
-            ),
+            writeIssue("values.supplier_ref", "NOT_IN_FAMILY", "attribute", "supplier_ref"),
           ]),
           idempotencyKeyReused: writeErrorExample("PUBLIC_API_IDEMPOTENCY_KEY_REUSED", undefined, [
-            detail(
-              "Idempotency-Key",
-              "KEY_REUSED",
-              "Cette clé a été utilisée avec un autre corps de requête dans les dernières 24 heures.",
-            ),
+            writeIssue("Idempotency-Key", "KEY_REUSED", "header", IDEMPOTENCY_TTL_HOURS),
           ]),
         },
       ),
