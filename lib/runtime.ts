@@ -1,12 +1,13 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
 // addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
-// shared version reads, the page cache of list answers, and what the portal last saw of the database. One global
+// shared version reads, the page cache of list answers, the OpenAPI document, and what the portal last saw of the database. One global
 // holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and servers
 // build their own and swap it whole with setRuntime.
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import type { CatalogContext } from "@/lib/catalog/context";
-import { CountCache, VersionReads } from "@/lib/catalog/count-cache";
+import { CountCache } from "@/lib/catalog/count-cache";
+import { VersionReads } from "@/lib/catalog/version-reads";
 import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
@@ -41,6 +42,8 @@ export interface Runtime {
   /** Whole list answers under their ETag, served while the version of the list's resource is unchanged. */
   readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
+  /** The OpenAPI document's JSON, built once per (write preview, base URL): a handful of entries at most. */
+  readonly openApiDocuments: Map<string, string>;
   /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */
   close(): Promise<void>;
 }
@@ -94,6 +97,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     anchors,
     pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     databaseHealth: { at: 0 },
+    openApiDocuments: new Map(),
     close: async () => {
       await limiters.close();
       if (!database && opening) await (await opening.catch(() => undefined))?.close();

@@ -4,9 +4,10 @@
 // Before Next.js, the front door (lib/server/front-door.ts, compiled at build time) settles what Next.js would answer
 // outside our routes: request targets that are not a path (absolute-form, `*`), unknown methods, malformed paths,
 // dot segments and slash variants, and framework headers under /public/.
-// Then the fast path (lib/server/fast-path.ts) answers /public/v1/* by calling the route handlers Next.js compiled,
-// as Next.js calls them, without its per-request routing (about 1 ms of CPU); everything else goes to Next.js.
-// PCA_FAST_PATH=off sends the API through Next.js too (the benchmark's comparison, a way out if ever needed).
+// Then the API's own router (lib/public-api/router.ts, hosted by lib/server/api-host.ts) answers everything under
+// /public/, without Next.js' per-request routing (about 1 ms of CPU); everything else goes to Next.js.
+// PCA_FAST_PATH=off sends the API through Next.js' route files instead (the benchmark's comparison, the parity
+// of the two paths).
 // Started by scripts/start.ts after the database is ready; PORT, TRUST_PROXY and PCA_FAST_PATH come from the
 // environment.
 import http from "node:http";
@@ -20,22 +21,14 @@ const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
-const { dropRouterVary, frontDoor, loadFastPath } = await import(
+const { dropRouterVary, frontDoor, publicApiHost } = await import(
   pathToFileURL(path.join(dir, ".next", "pca", "server.mjs")).href
 );
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();
 const handle = app.getRequestHandler();
-// The handlers' URL origin is what Next.js gives them: localhost and the port it was given.
-const t0 = performance.now();
-const loaded = fastPathOff
-  ? { off: "PCA_FAST_PATH=off" }
-  : loadFastPath(dir, { port, hostname: "localhost" });
-const fastPath = "fastPath" in loaded ? loaded.fastPath : undefined;
-if (fastPath) {
-  const ms = Math.round(performance.now() - t0);
-  console.log(`/public/v1 on the fast path: ${loaded.pages.length} route handlers loaded in ${ms} ms`);
-} else console.log(`/public/v1 through Next.js (${loaded.off})`);
+const api = fastPathOff ? undefined : publicApiHost();
+console.log(api ? "/public/ on the API's own router" : "/public/v1 through Next.js (PCA_FAST_PATH=off)");
 
 // Writes a Web Response (a small body: the front door's answers) to a node response.
 async function send(res, method, response) {
@@ -59,9 +52,12 @@ const server = http.createServer((req, res) => {
   }
   for (const name of Object.keys(req.headers)) if (decision.stripHeaders(name)) delete req.headers[name];
   Object.assign(req.headers, decision.addHeaders);
-  if (fastPath?.(req, res, decision.url)) return;
+  if (api && decision.api) {
+    api(req, res, decision.url);
+    return;
+  }
   req.url = decision.url;
-  // Next.js lists its router headers in every app route's Vary; the fast path never does.
+  // Next.js lists its router headers in every app route's Vary; the API's own router never does.
   if (decision.routerFree) dropRouterVary(res);
   handle(req, res).catch((err) => {
     console.error("[server] unhandled error:", err);

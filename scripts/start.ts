@@ -1,5 +1,5 @@
 // `npm start`: checks the configuration, builds when needed, prepares the database (demo on first embedded start),
-// then runs the production server (scripts/serve.mjs: Next.js behind node:http, /public/v1 on its fast path) in the
+// then runs the production server (scripts/serve.mjs: Next.js behind node:http, /public/ on the API's own router) in the
 // foreground.
 import { spawn } from "node:child_process";
 import path from "node:path";

@@ -10,7 +10,7 @@ import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { parseQuery } from "@/lib/public-api/params";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { PublicApiError, errorBody } from "@/lib/public-api/errors";
-import type { ApiContext } from "@/lib/public-api/with-public-api";
+import type { ApiContext } from "@/lib/public-api/pipeline";
 
 const config = loadConfig({ ...process.env, RATE_LIMIT_ENABLED: "false" });
 const port = Number(process.env.PORT ?? 3412);

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import { CountCache, VersionReads } from "./count-cache";
+import { CountCache } from "./count-cache";
+import { VersionReads } from "./version-reads";
 import { AnchorCache } from "./page-anchors";
 
 // What every catalog read needs: the database and the process's caches of exact totals and deep-page anchors.

@@ -107,58 +107,6 @@ export async function catalogVersion(
   return String(row?.version ?? "0");
 }
 
-// Version reads shared by the requests of an organization's list that ask at the same moment. A request never joins
-// a read already sent: it may have been taken before a change the request must see (a client that changes the
-// catalog, then lists it). It joins the next read instead, sent as soon as the one in flight returns. Under load one
-// read then serves every request of that (organization, resource) that arrived during a round trip; a request alone
-// is read at once.
-export class VersionReads {
-  private readonly reads = new Map<string, ReadState>();
-
-  /** The organization's version of a resource, from a read sent after this call. */
-  read(db: Queryable, orgId: string, resource: CatalogResource): Promise<string> {
-    const key = `${orgId}\u0000${resource}`;
-    const state = this.reads.get(key);
-    if (!state) return this.send(db, key, orgId, resource, {});
-    if (!state.next) {
-      let resolve!: (v: Promise<string>) => void;
-      const promise = new Promise<string>((r) => (resolve = r));
-      state.next = { promise, resolve, db };
-    }
-    return state.next.promise;
-  }
-
-  /** (Organization, resource) pairs with a read in flight. */
-  get size(): number {
-    return this.reads.size;
-  }
-
-  private send(
-    db: Queryable,
-    key: string,
-    orgId: string,
-    resource: CatalogResource,
-    state: ReadState,
-  ): Promise<string> {
-    this.reads.set(key, state);
-    const read = catalogVersion(db, orgId, resource);
-    const done = () => {
-      const waiting = state.next;
-      state.next = undefined;
-      if (waiting) waiting.resolve(this.send(waiting.db, key, orgId, resource, state));
-      else this.reads.delete(key);
-    };
-    read.then(done, done);
-    return read;
-  }
-}
-
-// An (organization, resource)'s read in flight, and the requests waiting for the next one (on the first waiter's
-// handle).
-interface ReadState {
-  next?: { promise: Promise<string>; resolve: (read: Promise<string>) => void; db: Queryable };
-}
-
 // SQL of the resource's version as a column of another statement on the organization in $1 (one snapshot with its
 // rows). The resource is one of CATALOG_RESOURCES, written as a literal (no parameter to renumber).
 export function versionColumn(resource: CatalogResource, as = "catalog_version"): string {

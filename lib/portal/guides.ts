@@ -7,7 +7,8 @@ import { writeIssue } from "@/lib/catalog/write-issues";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
-import { IF_NONE_MATCH_MAX, WRITE_BODY_LIMIT } from "@/lib/public-api/with-public-api";
+import { IF_NONE_MATCH_MAX } from "@/lib/public-api/conditional";
+import { WRITE_BODY_LIMIT } from "@/lib/public-api/json-body";
 import { CONSOLE_PATH, KEYS_PLACE } from "./console-keys";
 import { getReferenceEndpoints } from "./reference";
 

@@ -10,7 +10,7 @@ import {
   releaseIdempotencyKey,
   requestFingerprint,
 } from "./idempotency";
-import { ApiAnswer, withPublicApi } from "./with-public-api";
+import { ApiAnswer, withPublicApi } from "./pipeline";
 
 // The query of a creation: only the dry-run switch.
 export const createProductQuery = defineQuery({

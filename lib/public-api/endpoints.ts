@@ -14,7 +14,7 @@ import {
   productSchema,
 } from "@/lib/catalog/schemas";
 import type { ReadScope } from "@/lib/keys/scopes";
-import type { ApiHandler } from "./with-public-api";
+import type { ApiHandler } from "./pipeline";
 
 // One list endpoint of V1: path, scope, query and item schemas, handler; routes and the OpenAPI document read this table.
 export interface ListEndpoint<Q = unknown> {

@@ -19,13 +19,9 @@ import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
 import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import {
-  IF_NONE_MATCH_MAX,
-  IF_NONE_MATCH_TOO_LONG,
-  JSON_DEPTH_LIMIT,
-  WRITE_BODY_LIMIT,
-  keyInQueryMessage,
-} from "./with-public-api";
+import { keyInQueryMessage } from "./authenticate";
+import { IF_NONE_MATCH_MAX, IF_NONE_MATCH_TOO_LONG } from "./conditional";
+import { JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT } from "./json-body";
 
 type Json = Record<string, unknown>;
 

@@ -19,11 +19,21 @@ export interface RateLimiter {
   close?(): Promise<void>;
 }
 
+// Marks a RateLimiterUnavailableError, whichever copy of this module made it.
+const UNAVAILABLE = Symbol.for("public-catalog-api.rate-limiter-unavailable");
+
 // Thrown by limit() when the back end is unreachable or slow and the policy is "refuse" (the pipeline answers 503).
+// `instanceof` reads a mark rather than the class: the limiters live in the runtime, which npm start's server
+// bundle and Next.js' compilation share (lib/runtime.ts), so a limiter built by one copy of this module throws to
+// code of the other.
 export class RateLimiterUnavailableError extends Error {
+  readonly [UNAVAILABLE] = true;
   constructor(message = "Rate limiter back end unavailable", options?: { cause?: unknown }) {
     super(message, options);
     this.name = "RateLimiterUnavailableError";
+  }
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && UNAVAILABLE in value;
   }
 }
 

@@ -27,7 +27,7 @@ export const NOT_FOUND_PATH = "/_not-found";
 
 // Request headers that steer Next.js' router (React Server Components, prefetches, middleware, its internal
 // routing headers); they mean nothing to the API, and `RSC: 1` alone turns an API call into a redirect. Stripped
-// before either path (Next.js or the fast path), so that both give the handlers the same headers.
+// before either path (Next.js or the API's own router), so that both give the handlers the same headers.
 const FRAMEWORK_HEADER =
   /^(rsc|next-[a-z-]+|x-nextjs-[a-z-]+|x-next-[a-z-]+|x-middleware-[a-z-]+|x-invoke-[a-z-]+|x-matched-path|x-now-route-matches)$/i;
 
@@ -42,6 +42,8 @@ export type FrontDoorDecision =
       addHeaders: Record<string, string>;
       /** Under /public/ or /media/: router headers stripped, so its answer must not vary by them (dropRouterVary). */
       routerFree: boolean;
+      /** Under /public/: the API's (its router answers it). */
+      api: boolean;
     };
 
 const keepAll = () => false;
@@ -74,17 +76,38 @@ export function frontDoor(method: string, rawUrl: string): FrontDoorDecision {
   }
   if (!decodes(rawPath)) {
     if (api || media) return { kind: "answer", response: plainError("PUBLIC_API_INVALID_PATH", method) };
-    return { kind: "pass", url: NOT_FOUND_PATH, stripHeaders: keepAll, addHeaders: none, routerFree: false };
+    return {
+      kind: "pass",
+      url: NOT_FOUND_PATH,
+      stripHeaders: keepAll,
+      addHeaders: none,
+      routerFree: false,
+      api: false,
+    };
   }
   if (!api && !media)
-    return { kind: "pass", url: target, stripHeaders: keepAll, addHeaders: none, routerFree: false };
+    return {
+      kind: "pass",
+      url: target,
+      stripHeaders: keepAll,
+      addHeaders: none,
+      routerFree: false,
+      api: false,
+    };
   // The API's paths have one spelling: "/public/v1//products/" and "/public/v1/x/../products/." are answered as
   // "/public/v1/products", never redirected.
   const canonical = resolved.replace(/(.)\/$/, "$1");
   // The query as sent (without a fragment, as a URL's), which Next.js would re-serialise (losing `__proto__`)
   // before the API's parser sees it.
   const addHeaders = api ? { [SENT_QUERY_HEADER]: query.slice(1).replace(/#.*$/s, "") } : none;
-  return { kind: "pass", url: canonical + query, stripHeaders: stripFramework, addHeaders, routerFree: true };
+  return {
+    kind: "pass",
+    url: canonical + query,
+    stripHeaders: stripFramework,
+    addHeaders,
+    routerFree: true,
+    api,
+  };
 }
 
 // The path and query of a request target: itself in origin-form ("/path?q"); in absolute-form

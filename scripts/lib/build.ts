@@ -1,19 +1,29 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
-// The modules of our own that scripts/serve.mjs imports (the front door, the fast path of /public/v1), compiled
-// once at build time next to Next.js' output (plain ESM for node, npm packages left as imports): no TypeScript is
-// transpiled when the server starts. The API's route handlers are not among them: the fast path loads the ones
-// Next.js compiled (lib/server/next-routes.ts).
+// The modules of our own that scripts/serve.mjs imports (the front door, the public API's router and its host),
+// compiled once at build time next to Next.js' output (plain ESM for node, npm packages left as imports): no
+// TypeScript is transpiled when the server starts. Next.js compiles its own copy of the same sources for the route
+// files and the console; the state both use lives in the runtime on globalThis (lib/runtime.ts), one per process.
 export const SERVER_MODULES = [{ entry: "lib/server/index.ts", out: ".next/pca/server.mjs" }] as const;
 
-// Compiles SERVER_MODULES; run right after `next build`.
-export async function buildServerModules(root: string): Promise<void> {
+// `import "server-only"` (a guard against client bundles, which throws outside React's server condition) becomes
+// nothing: this bundle runs on the server only.
+const serverOnly: Plugin = {
+  name: "server-only",
+  setup(b) {
+    b.onResolve({ filter: /^server-only$/ }, () => ({ path: "server-only", namespace: "server-only" }));
+    b.onLoad({ filter: /.*/, namespace: "server-only" }, () => ({ contents: "" }));
+  },
+};
+
+// Compiles SERVER_MODULES (into `outRoot`: the project by default, a test's folder); run right after `next build`.
+export async function buildServerModules(root: string, outRoot = root): Promise<void> {
   for (const m of SERVER_MODULES) {
     await build({
       entryPoints: [path.join(root, m.entry)],
-      outfile: path.join(root, m.out),
+      outfile: path.join(outRoot, m.out),
       bundle: true,
       packages: "external",
       platform: "node",
@@ -21,6 +31,7 @@ export async function buildServerModules(root: string): Promise<void> {
       target: "node20",
       tsconfig: path.join(root, "tsconfig.json"),
       logLevel: "warning",
+      plugins: [serverOnly],
     });
   }
 }

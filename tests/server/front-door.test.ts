@@ -2,9 +2,8 @@
 // API's error shape under /public/ and /media/.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
+import compressionMiddleware from "compression";
 import { describe, expect, it } from "vitest";
-import type { Compression } from "@/lib/server/fast-path";
 import { NOT_FOUND_PATH, dropRouterVary, frontDoor } from "@/lib/server/front-door";
 
 async function answer(method: string, url: string) {
@@ -184,15 +183,14 @@ describe("front door", () => {
 // Issue 21, row 15: what Next.js writes around an app route's answer, on a node:http server: its router headers
 // first in Vary, the route's own, then its compression middleware's Accept-Encoding.
 describe("dropRouterVary on a node:http server", () => {
-  const compression = (
-    createRequire(import.meta.url)("next/dist/compiled/compression") as () => Compression
-  )();
+  // The public package Next.js compiles its copy from.
+  const compression = compressionMiddleware();
   const ROUTER = "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch";
 
   async function served(vary: string[], drop: boolean): Promise<http.IncomingMessage> {
     const server = http.createServer((req, res) => {
       if (drop) dropRouterVary(res);
-      compression(req, res, () => {});
+      compression(req as never, res as never, () => {});
       for (const v of vary) res.appendHeader("vary", v);
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ pad: "x".repeat(2000) }));
@@ -223,8 +221,10 @@ describe("dropRouterVary on a node:http server", () => {
     expect((await served([`${ROUTER}, Next-Url`], true)).headers.vary).toBe("Accept-Encoding");
   });
 
-  it("tells which requests it is for: under /public/ and /media/, not the portal", () => {
+  it("tells which requests it is for: under /public/ and /media/, not the portal; the API's, under /public/", () => {
     expect(passed("GET", "/public/v1/products").routerFree).toBe(true);
+    expect(passed("GET", "/public/v2").api).toBe(true);
+    expect(passed("GET", "/x/../media/acme/a.png").api).toBe(false);
     expect(passed("GET", "/x/../media/acme/a.png").routerFree).toBe(true);
     expect(passed("GET", "/docs").routerFree).toBe(false);
   });

@@ -7,12 +7,7 @@ import { loadConfig, type Config } from "@/lib/config";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { newId } from "@/db/schema";
 import { createRuntime, setRuntime, type Runtime } from "@/lib/runtime";
-import * as attributes from "@/app/public/v1/attributes/route";
-import * as categories from "@/app/public/v1/categories/route";
-import * as families from "@/app/public/v1/families/route";
-import * as media from "@/app/public/v1/media/route";
-import * as products from "@/app/public/v1/products/route";
-import * as notFound from "@/app/public/v1/[...path]/route";
+import { publicApi } from "@/lib/public-api/router";
 import { createTestDatabase } from "./servers";
 
 let swapped: Runtime | undefined;
@@ -29,8 +24,6 @@ export async function swapRuntime(rt: Runtime | undefined): Promise<void> {
 // The five list resources.
 export const RESOURCES = ["products", "families", "attributes", "categories", "media"] as const;
 export type Resource = (typeof RESOURCES)[number];
-
-const ROUTES = { products, families, attributes, categories, media } as const;
 
 // Keys of one demo organization, for every case the security suite needs.
 export interface OrgKeys {
@@ -143,7 +136,7 @@ export interface ApiResponse<T = unknown> {
   body: T;
 }
 
-// Calls a route handler in-process with a Web Request, as Next.js would.
+// Calls the API's router in-process with a Web Request, as npm start's server and the route files do.
 export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
   path: string,
   opts: { key?: string | null; method?: string; headers?: Record<string, string> } = {},
@@ -153,11 +146,7 @@ export async function call<T = any>( // eslint-disable-line @typescript-eslint/n
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   const request = new Request(url, { method, headers });
-  const m = /^\/public\/v1\/([a-z]+)$/.exec(url.pathname);
-  const route = m && m[1]! in ROUTES ? ROUTES[m[1] as Resource] : notFound;
-  const handler = (route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
-  if (!handler) throw new Error(`no ${method} handler for ${url.pathname}`);
-  const res = await handler(request);
+  const res = await publicApi.fetch(request);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }

@@ -1,10 +1,6 @@
-import { ENDPOINTS } from "@/lib/public-api/endpoints";
-import { publicRoute } from "@/lib/public-api/with-public-api";
+import { publicApi } from "@/lib/public-api/router";
 
 export const dynamic = "force-dynamic";
 
-// GET /public/v1/attributes (scope attributes:read); other methods answer 405.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicRoute(
-  ENDPOINTS.attributes.handler,
-  ENDPOINTS.attributes,
-);
+// /public/v1/attributes: GET lists (attributes:read); other methods answer 405 (lib/public-api/router.ts).
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("attributes");

@@ -1,10 +1,6 @@
-import { ENDPOINTS } from "@/lib/public-api/endpoints";
-import { publicRoute } from "@/lib/public-api/with-public-api";
+import { publicApi } from "@/lib/public-api/router";
 
 export const dynamic = "force-dynamic";
 
-// GET /public/v1/categories (scope categories:read); other methods answer 405.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicRoute(
-  ENDPOINTS.categories.handler,
-  ENDPOINTS.categories,
-);
+// /public/v1/categories: GET lists (categories:read); other methods answer 405 (lib/public-api/router.ts).
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("categories");

@@ -1,10 +1,6 @@
-import { ENDPOINTS } from "@/lib/public-api/endpoints";
-import { publicRoute } from "@/lib/public-api/with-public-api";
+import { publicApi } from "@/lib/public-api/router";
 
 export const dynamic = "force-dynamic";
 
-// GET /public/v1/families (scope families:read); other methods answer 405.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicRoute(
-  ENDPOINTS.families.handler,
-  ENDPOINTS.families,
-);
+// /public/v1/families: GET lists (families:read); other methods answer 405 (lib/public-api/router.ts).
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("families");

@@ -1,162 +1,33 @@
-// The fast path of the production server (lib/server/fast-path.ts, lib/server/next-routes.ts) on a real node:http
-// server: the route table from Next.js' manifests, the Web Request a handler gets, the Response written as Next.js
-// writes it (Vary, compression, HEAD, streaming with backpressure), failures that never crash the server, and
-// the API's own handlers behind it (the write preview's body: 413, an aborted upload).
-// The comparison with `next start` itself is tests/e2e/parity.spec.ts (it needs a build).
+// The public API's host under npm start (lib/server/api-host.ts) on a real node:http server: the Web Request the
+// router gets, the Response written (Vary, compression, HEAD, streaming with backpressure), failures that never
+// crash the server, and the API's own router behind it (the write preview's body: 413, an aborted upload; the query
+// as sent; 404 and 405). The comparison with `next start` itself is tests/e2e/parity.spec.ts (it needs a build).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
 import { gunzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createFastPath, type Compression, type FastPath } from "@/lib/server/fast-path";
-import {
-  routeTable,
-  unsupportedConfig,
-  type LoadRoute,
-  type NextBuildManifests,
-  type RouteHandler,
-} from "@/lib/server/next-routes";
-import * as products from "@/app/public/v1/products/route";
-import * as notFound from "@/app/public/v1/[...path]/route";
+import { publicApi } from "@/lib/public-api/router";
+import { createApiHost, type ApiHost } from "@/lib/server/api-host";
 import { setupWritePreview, type WriteFixture } from "../support/write-preview";
-
-const compression = (createRequire(import.meta.url)("next/dist/compiled/compression") as () => Compression)();
-
-function manifests(
-  over: Partial<NextBuildManifests["routes"]> = {},
-  extra: Partial<NextBuildManifests> = {},
-) {
-  return {
-    routes: {
-      staticRoutes: [
-        { page: "/", regex: "^/(?:/)?$" },
-        { page: "/public/v1/echo", regex: "^/public/v1/echo(?:/)?$" },
-        { page: "/public/v1/static", regex: "^/public/v1/static(?:/)?$" },
-        { page: "/public/v1/page", regex: "^/public/v1/page(?:/)?$" },
-      ],
-      dynamicRoutes: [
-        { page: "/public/v1/items/[id]", regex: "^/public/v1/items/([^/]+?)(?:/)?$" },
-        { page: "/public/v1/[...path]", regex: "^/public/v1/(.+?)(?:/)?$" },
-        { page: "/public/[[...path]]", regex: "^/public(?:/(.+?))?(?:/)?$" },
-      ],
-      redirects: [{ regex: "^(?:/((?:[^/]+?)(?:/(?:[^/]+?))*))/$", internal: true }],
-      headers: [],
-      rewrites: { beforeFiles: [], afterFiles: [], fallback: [] },
-      rsc: { varyHeader: "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch" },
-      ...over,
-    },
-    appPaths: {
-      "/public/v1/echo/route": "app/public/v1/echo/route.js",
-      "/public/v1/static/route": "app/public/v1/static/route.js",
-      "/public/v1/page/page": "app/public/v1/page/page.js",
-      "/public/v1/items/[id]/route": "app/public/v1/items/[id]/route.js",
-      "/public/v1/[...path]/route": "app/public/v1/[...path]/route.js",
-      "/public/[[...path]]/route": "app/public/[[...path]]/route.js",
-    },
-    middlewareMatchers: [],
-    config: { compress: true },
-    ...extra,
-  } satisfies NextBuildManifests;
-}
-
-// Handlers by module file; "static" is a force-static route (Next.js may cache it: left to Next.js).
-function loader(handlers: Record<string, Record<string, RouteHandler>>): LoadRoute {
-  return (file) => {
-    if (file.includes("/static/")) return { skip: "dynamic is force-static" };
-    const name = file.replace(/^app\/public\/v1\//, "").replace(/\/route\.js$/, "");
-    return { handlers: handlers[name] ?? {} };
-  };
-}
-
-describe("the route table from the build's manifests", () => {
-  const h = (name: string): Record<string, RouteHandler> => ({ GET: async () => new Response(name) });
-  const table = routeTable(
-    manifests(),
-    "/public/v1/",
-    loader({ echo: h("echo"), "items/[id]": h("item"), "[...path]": h("rest") }),
-  );
-
-  it("matches static routes exactly, then dynamic ones in Next.js' order, with decoded params", () => {
-    expect(table.match("/public/v1/echo")?.route.page).toBe("/public/v1/echo");
-    expect(table.match("/public/v1/items/a%20b")).toMatchObject({
-      route: { page: "/public/v1/items/[id]" },
-      params: { id: "a b" },
-    });
-    expect(table.match("/public/v1/x/y%2Fz")).toMatchObject({
-      route: { page: "/public/v1/[...path]" },
-      params: { path: ["x", "y/z"] },
-    });
-    // Not decoded for matching, as Next.js: an escaped letter is another path.
-    expect(table.match("/public/v1/ech%6F")?.route.page).toBe("/public/v1/[...path]");
-    expect(table.pages.sort()).toEqual(["/public/v1/[...path]", "/public/v1/echo", "/public/v1/items/[id]"]);
-  });
-
-  it("leaves to Next.js a page, a route it may cache, anything outside the prefix", () => {
-    expect(table.match("/public/v1/page")).toBeUndefined();
-    expect(table.match("/public/v1/static")).toBeUndefined();
-    expect(table.match("/public/v2/x")).toBeUndefined();
-    expect(table.match("/docs")).toBeUndefined();
-  });
-
-  it("leaves to Next.js every path the proxy or a next.config header, redirect or rewrite rule touches", () => {
-    const load = loader({ echo: h("echo"), "[...path]": h("rest") });
-    const proxied = routeTable(
-      manifests({}, { middlewareMatchers: ["^/public/v1/echo$"] }),
-      "/public/v1/",
-      load,
-    );
-    expect(proxied.match("/public/v1/echo")).toBeUndefined();
-    expect(proxied.match("/public/v1/other")).toBeDefined();
-    const withHeaders = routeTable(
-      manifests({ headers: [{ regex: "^/public/v1/(.*)$" }] }),
-      "/public/v1/",
-      load,
-    );
-    expect(withHeaders.match("/public/v1/echo")).toBeUndefined();
-    const rewritten = routeTable(
-      manifests({ rewrites: { beforeFiles: [{ regex: "^/public/v1/echo$" }] } }),
-      "/public/v1/",
-      load,
-    );
-    expect(rewritten.match("/public/v1/echo")).toBeUndefined();
-    const redirected = routeTable(
-      manifests({ redirects: [{ regex: "^/public/v1/echo$" }] }),
-      "/public/v1/",
-      load,
-    );
-    expect(redirected.match("/public/v1/echo")).toBeUndefined();
-  });
-
-  it("refuses a build without any route under the prefix, and configurations that change every URL", () => {
-    expect(() => routeTable(manifests(), "/api/v9/", loader({}))).toThrow(/no route handler under/);
-    expect(unsupportedConfig({ basePath: "/x" })).toMatch(/basePath/);
-    expect(unsupportedConfig({ i18n: { locales: ["fr"] } })).toMatch(/i18n/);
-    expect(unsupportedConfig({ compress: true })).toBeNull();
-  });
-});
 
 describe("on a node:http server", () => {
   let server: http.Server;
   let port = 0;
-  let fastPath: FastPath;
-  let seen: { request: Request; params: unknown; body?: string } | undefined;
+  let host: ApiHost;
+  let seen: { request: Request; body?: string } | undefined;
   let pulled = 0;
   let cancelled = false;
   const handled: string[] = [];
 
-  const echo: RouteHandler = async (request, context) => {
-    seen = {
-      request,
-      params: await context.params,
-      body: request.body ? await request.text() : undefined,
-    };
+  const echo = async (request: Request) => {
+    seen = { request, body: request.body ? await request.text() : undefined };
     return Response.json(
       { ok: true, pad: "x".repeat(2000) },
       { headers: { "x-custom": "1", vary: "Origin", "content-length": "999", "Set-Cookie": "a=1" } },
     );
   };
   // A body of 64 MB in 64 KB chunks, produced only as fast as the socket takes it.
-  const big: RouteHandler = async () =>
+  const big = async () =>
     new Response(
       new ReadableStream({
         pull(c) {
@@ -173,8 +44,7 @@ describe("on a node:http server", () => {
 
   // The request's signal, aborted when the client goes away: read at once, or only after the client left.
   const signalSeen: { early?: boolean; late?: boolean } = {};
-  const item: RouteHandler = async (request, context) => {
-    const { id } = (await context.params) as { id: string };
+  const item = async (request: Request, id: string) => {
     if (id === "early") {
       const signal = request.signal;
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -186,30 +56,24 @@ describe("on a node:http server", () => {
       signalSeen.late = request.signal.aborted;
       return new Response("gone");
     }
-    return big(request, context);
+    return big();
+  };
+  // A stand-in for the router: echo, items, a throw and a non-Response.
+  const api = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (path === "/public/v1/echo") return echo(request);
+    if (path.startsWith("/public/v1/items/")) return item(request, path.slice("/public/v1/items/".length));
+    if (request.method === "POST") return "not a response" as unknown as Response;
+    throw new Error("boom");
   };
 
   beforeAll(async () => {
-    const table = routeTable(
-      manifests(),
-      "/public/v1/",
-      loader({
-        echo: { GET: echo, HEAD: echo, POST: echo },
-        "items/[id]": { GET: item },
-        "[...path]": {
-          GET: async () => {
-            throw new Error("boom");
-          },
-          POST: () => "not a response" as unknown as Response,
-        },
-      }),
-    );
+    host = createApiHost(api, { compress: true });
     server = http.createServer((req, res) => {
-      if (fastPath(req, res, req.url!)) return;
+      if (req.url!.startsWith("/public/")) return host(req, res, req.url!);
       handled.push(`${req.method} ${req.url}`);
       res.end("next");
     });
-    fastPath = createFastPath(table, { port: 3999, hostname: "localhost", compression });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
   });
@@ -242,33 +106,29 @@ describe("on a node:http server", () => {
     });
   }
 
-  it("gives the handler the Request Next.js would: URL, method, headers with X-Forwarded-*, params", async () => {
+  it("gives the router a Web Request: a localhost URL with the path and the query as sent, the node headers", async () => {
     const r = await call("GET", "/public/v1/echo?b=2&a=1&b=3", {
       "x-forwarded-for": "203.0.113.7",
       accept: "*/*",
     });
     expect(r.status).toBe(200);
-    expect(seen!.request.url).toBe("http://localhost:3999/public/v1/echo?b=2&a=1&b=3");
+    expect(seen!.request.url).toBe("http://localhost/public/v1/echo?b=2&a=1&b=3");
     expect(seen!.request.method).toBe("GET");
     expect(Object.fromEntries(seen!.request.headers)).toEqual({
       accept: "*/*",
       connection: "keep-alive",
       host: `127.0.0.1:${port}`,
       "x-forwarded-for": "203.0.113.7",
-      "x-forwarded-host": `127.0.0.1:${port}`,
-      "x-forwarded-port": "3999",
-      "x-forwarded-proto": "http",
     });
     expect(seen!.request.signal.aborted).toBe(false);
-    expect(seen!.params).toEqual({});
     expect(seen!.body).toBeUndefined();
   });
 
   // Issue 21, row 10: Next.js' re-serialisation dropped `__proto__` (and `nxtP…` names) before the API's parser.
-  it("gives the handler the query as sent: every name kept, in the client's order", async () => {
+  it("gives the router the query as sent: every name kept, in the client's order", async () => {
     const query = "?__proto__=x&b=1&nxtPpath=2&constructor=3&b=4&q=a+b%20c&t=%ZZ";
     await call("GET", `/public/v1/echo${query}`);
-    expect(seen!.request.url).toBe(`http://localhost:3999/public/v1/echo${query}`);
+    expect(seen!.request.url).toBe(`http://localhost/public/v1/echo${query}`);
     expect([...new URL(seen!.request.url).searchParams.keys()]).toEqual([
       "__proto__",
       "b",
@@ -280,10 +140,9 @@ describe("on a node:http server", () => {
     ]);
   });
 
-  it("keeps a proxy's X-Forwarded-Proto and builds an https URL from it", async () => {
-    await call("GET", "/public/v1/echo", { "x-forwarded-proto": "https", "x-forwarded-port": "443" });
-    expect(seen!.request.url).toBe("https://localhost:3999/public/v1/echo");
-    expect(seen!.request.headers.get("x-forwarded-port")).toBe("443");
+  it("never builds the URL from the client's Host header", async () => {
+    await call("GET", "/public/v1/echo", { host: "evil.test", "x-forwarded-proto": "https" });
+    expect(seen!.request.url).toBe("http://localhost/public/v1/echo");
   });
 
   it("passes a POST body as a stream", async () => {
@@ -291,9 +150,9 @@ describe("on a node:http server", () => {
     expect(seen!.body).toBe('{"a":1}');
   });
 
-  it("writes the Response as Next.js, but for its router headers in Vary: the handler's headers but Content-Length, chunked", async () => {
+  it("writes the Response's headers but Content-Length, chunked; Vary by the compression's Accept-Encoding too", async () => {
     const r = await call("GET", "/public/v1/echo");
-    // Issue 21, row 15: Next.js' "rsc, next-router-state-tree, …" came first.
+    // Issue 21, row 15: Next.js' "rsc, next-router-state-tree, …" came first on its path.
     expect(r.headers.vary).toBe("Origin, Accept-Encoding");
     expect(r.headers["x-custom"]).toBe("1");
     expect(r.headers["set-cookie"]).toEqual(["a=1"]);
@@ -302,7 +161,7 @@ describe("on a node:http server", () => {
     expect(JSON.parse(r.body.toString()).ok).toBe(true);
   });
 
-  it("compresses as Next.js does when the client accepts gzip", async () => {
+  it("compresses as `next start` does when the client accepts gzip", async () => {
     const r = await call("GET", "/public/v1/echo", { "accept-encoding": "gzip" });
     expect(r.headers["content-encoding"]).toBe("gzip");
     expect(JSON.parse(gunzipSync(r.body).toString()).ok).toBe(true);
@@ -315,21 +174,7 @@ describe("on a node:http server", () => {
     expect(r.headers["x-custom"]).toBe("1");
   });
 
-  it("hands to Next.js what no route of its table answers: another method, another prefix, a page", async () => {
-    handled.length = 0;
-    expect((await call("PUT", "/public/v1/echo")).body.toString()).toBe("next");
-    expect((await call("GET", "/public/v1/page")).body.toString()).toBe("next");
-    expect((await call("GET", "/docs")).body.toString()).toBe("next");
-    expect((await call("GET", "/public/v1/echo/")).body.toString()).toBe("next");
-    expect(handled).toEqual([
-      "PUT /public/v1/echo",
-      "GET /public/v1/page",
-      "GET /docs",
-      "GET /public/v1/echo/",
-    ]);
-  });
-
-  it("answers a handler that throws or returns no Response with a 500 in the API's shape, and keeps serving", async () => {
+  it("answers a router that throws or returns no Response with a 500 in the API's shape, and keeps serving", async () => {
     for (const method of ["GET", "POST"]) {
       const r = await call(method, "/public/v1/anything");
       expect(r.status).toBe(500);
@@ -380,45 +225,22 @@ describe("on a node:http server", () => {
       await new Promise((r) => setTimeout(r, 100));
       req.destroy();
       await expect.poll(() => signalSeen[when]).toBe(true);
-      // A signal read after a complete answer is not aborted (as under Next.js): the echo test above.
+      // A signal read after a complete answer is not aborted (as under `next start`): the echo test above.
       expect((await call("GET", "/public/v1/echo")).status).toBe(200);
       expect(seen!.request.signal.aborted).toBe(false);
     },
   );
 });
 
-describe("the API's handlers behind the fast path (write preview on)", () => {
+describe("the API's router behind its host (write preview on)", () => {
   let w: WriteFixture;
   let server: http.Server;
   let port = 0;
 
   beforeAll(async () => {
     w = await setupWritePreview("pglite");
-    const h = (m: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === "function")) as Record<
-        string,
-        RouteHandler
-      >;
-    const table = routeTable(
-      manifests(
-        {
-          staticRoutes: [{ page: "/public/v1/products", regex: "^/public/v1/products(?:/)?$" }],
-          dynamicRoutes: [{ page: "/public/v1/[...path]", regex: "^/public/v1/(.+?)(?:/)?$" }],
-        },
-        {
-          appPaths: {
-            "/public/v1/products/route": "app/public/v1/products/route.js",
-            "/public/v1/[...path]/route": "app/public/v1/[...path]/route.js",
-          },
-        },
-      ),
-      "/public/v1/",
-      (file) => ({ handlers: file.includes("products") ? h(products) : h(notFound) }),
-    );
-    const fastPath = createFastPath(table, { port: 3999, hostname: "localhost", compression });
-    server = http.createServer((req, res) => {
-      if (!fastPath(req, res, req.url!)) res.writeHead(599).end();
-    });
+    const host = createApiHost((request) => publicApi.fetch(request), { compress: true });
+    server = http.createServer((req, res) => host(req, res, req.url!));
     server.keepAliveTimeout = 5_000;
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
@@ -513,7 +335,7 @@ describe("the API's handlers behind the fast path (write preview on)", () => {
     },
   );
 
-  it("reads the query as sent from the front door's header when present (Next.js' request.url may have lost names)", async () => {
+  it("reads the query as sent from the front door's header when present (the path through Next.js needs it)", async () => {
     const r = await send("GET", "/public/v1/products?perPage=1", {
       ...auth(),
       "x-pca-sent-query": "perPage=1&__proto__=1",
@@ -541,7 +363,9 @@ describe("the API's handlers behind the fast path (write preview on)", () => {
       expect(r.headers.vary ?? "").not.toMatch(/rsc|next-/i);
   });
 
-  it("404 and 405 from the same handlers Next.js calls", async () => {
+  it("404 and 405 from the router, in the error shape, under /public/ and /public/v1 alike", async () => {
+    expect((await send("GET", "/public/v2/products", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
+    expect((await send("GET", "/public", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
     expect((await send("GET", "/public/v1/channels", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
     expect((await send("PUT", "/public/v1/products", auth())).json.code).toBe(
       "PUBLIC_API_METHOD_NOT_ALLOWED",

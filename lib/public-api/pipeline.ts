@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import type { CatalogContext } from "@/lib/catalog/context";
+import type { CatalogResource } from "@/lib/catalog/count-cache";
+import type { QueryDef } from "@/lib/catalog/query";
+import type { Config } from "@/lib/config";
+import type { KeyRecord } from "@/lib/keys/cache";
+import type { Scope } from "@/lib/keys/scopes";
+import { getRuntime } from "@/lib/runtime";
+import { authenticate, limit, rateLimited } from "./authenticate";
+import { checkIfNoneMatch, conditionalList } from "./conditional";
+import { errorResponse } from "./error-response";
+import { PublicApiError } from "./errors";
+import { baseHeaders, setRateLimitHeaders } from "./headers";
+import { readJsonBody } from "./json-body";
+import { parseQuery, sentQuery } from "./params";
+
+// What a handler receives: the key's organization (the only one it may read), the parsed query and the runtime parts.
+export interface ApiContext<Q> {
+  request: Request;
+  requestId: string;
+  org: { id: string; slug: string };
+  key: KeyRecord;
+  query: Q;
+  config: Config;
+  /** The database and the catalog's caches, for lib/catalog. */
+  catalog: CatalogContext;
+  /** A write's parsed JSON body (undefined for reads). */
+  body?: unknown;
+}
+
+// What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201).
+export class ApiAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+// A list handler: reads and returns the response body; everything else is the wrapper's.
+export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
+
+// Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
+// → (writes: content type → 415, size → 413, JSON → 400) → (lists: resource's version → ETag → 304 or page cache)
+// → handler.
+export function withPublicApi<Q>(
+  handler: ApiHandler<Q>,
+  opts: {
+    scope: Scope;
+    query: QueryDef<Q>;
+    /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
+    jsonBody?: boolean;
+    /** A list of this resource: ETag from (organization, the resource's version, path, parsed query), 304 on
+     * If-None-Match, page cache. */
+    conditional?: CatalogResource;
+  },
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const requestId = randomUUID();
+    const headers = baseHeaders(requestId);
+    const head = request.method === "HEAD";
+    const rt = getRuntime();
+    const now = Date.now();
+    try {
+      const key = await authenticate(request, rt, headers, now);
+      rt.lastUsed.touch(key.id, now);
+      // Every authenticated request counts against its key, whatever its answer (a 403 or a 400 too): a key
+      // cannot probe scopes or parameters for free, and its headers always show the quota it spends.
+      if (rt.config.RATE_LIMIT_ENABLED) {
+        const r = await limit(rt.limiters.perKey, key.id);
+        setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
+        if (!r.success) throw rateLimited(r, now);
+      }
+      if (!key.scopes.has(opts.scope)) {
+        throw new PublicApiError(
+          "PUBLIC_API_INSUFFICIENT_SCOPE",
+          `La clé API n'a pas le scope « ${opts.scope} » requis pour cette ressource.`,
+        );
+      }
+      const url = new URL(request.url);
+      const query = parseQuery(sentQuery(request, url), opts.query);
+      if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
+      const input = opts.jsonBody ? await readJsonBody(request) : undefined;
+      const catalog = await rt.catalog();
+      const run = () =>
+        handler({
+          request,
+          requestId,
+          org: { id: key.orgId, slug: key.orgSlug },
+          key,
+          query,
+          config: rt.config,
+          catalog,
+          body: input,
+        });
+      if (opts.conditional) {
+        const resource = opts.conditional;
+        return await conditionalList({
+          request,
+          headers,
+          rt,
+          catalog,
+          key,
+          resource,
+          path: url.pathname,
+          query,
+          run,
+        });
+      }
+      const body = await run();
+      if (body instanceof ApiAnswer) {
+        for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
+        return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
+      }
+      return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
+    } catch (err) {
+      return errorResponse(err, requestId, headers, head);
+    }
+  };
+}

@@ -1,0 +1,204 @@
+// npm start's host of the public API: a request under /public/ is answered by the API's router (lib/public-api/
+// router.ts, a Web `(Request) => Promise<Response>`) on node:http, with nothing of Next.js around it (DESIGN §1:
+// nothing reads Next.js' build internals). Everything else goes to Next.js.
+//
+//   request:  URL `http://localhost` + the path (dot segments resolved by the front door) + the query as sent; the
+//             node headers; the node request as the body (not for GET/HEAD); a signal aborted when the client goes
+//             away, made only when read.
+//   response: gzip/deflate by the public `compression` middleware (what `next start` uses too, with its defaults:
+//             Vary: Accept-Encoding, bodies of 1 KB and more), the Response's headers in its order, the body streamed
+//             chunk by chunk with backpressure (headers flushed with the first chunk), none for HEAD.
+// The parity test (tests/e2e/parity.spec.ts) checks status, headers (names, order, values) and body against
+// `next start` of the same build. A failure here (a router that throws, which the API's pipeline never lets happen)
+// is a 500 in the API's error shape, never a crash.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Duplex } from "node:stream";
+import compression from "compression";
+import { errorResponse } from "@/lib/public-api/error-response";
+import { baseHeaders } from "@/lib/public-api/headers";
+
+// The API as a Web handler (publicApi.fetch).
+export type WebHandler = (request: Request) => Promise<Response>;
+
+// Answers a node request with the API (its URL as the front door passed it: a path and query).
+export type ApiHost = (req: IncomingMessage, res: ServerResponse, url: string) => void;
+
+// The origin of the URL the router sees: the API builds no link from it (links come from PUBLIC_BASE_URL), and a
+// client's Host header is never trusted.
+const ORIGIN = "http://localhost";
+// Response headers never copied from a Response: the body may be re-encoded, and node frames it itself.
+const FRAMING = new Set(["content-length", "content-encoding", "transfer-encoding"]);
+const noop = () => {};
+
+// Hosts `api` on node:http; `compress` gzips and deflates bodies as `next start` does (next.config's compress).
+export function createApiHost(api: WebHandler, opts: { compress: boolean }): ApiHost {
+  const compress = opts.compress ? compression() : undefined;
+  return (req, res, url) => {
+    req.on("error", noop);
+    res.on("error", noop);
+    if (compress) {
+      compress(req as never, res as never, noop);
+      res.once("close", () => {
+        if (!res.writableFinished) releaseCompressionStream(res);
+      });
+    }
+    answer(req, res, () => api(toRequest(req, res, ORIGIN + url))).catch((err: unknown) => {
+      console.error("[api-host] could not write an answer:", err);
+      res.destroy();
+    });
+  };
+}
+
+// The Web Request of a node request.
+export function toRequest(req: IncomingMessage, res: ServerResponse, url: string): Request {
+  const headers = new Headers();
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    if (value === undefined) continue;
+    if (typeof value === "string") headers.append(name, value);
+    else for (const v of value) headers.append(name, v);
+  }
+  const method = req.method ?? "GET";
+  if (method === "GET" || method === "HEAD") return new HandlerRequest(url, { method, headers }, res);
+  // A body: the node request, streamed; its signal is needed at once (undici ties the body's stream to it).
+  const signal = closedSignal(res);
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
+  if (!signal.aborted) {
+    init.body = req as unknown as ReadableStream;
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+// A Request whose `signal` (aborted when the client goes away, as Next.js' is) is made when a handler first reads
+// it. Handing undici a signal at construction costs an AbortController, a WeakRef and a FinalizationRegistry
+// entry per request, which survive young-generation collections: under load they were promoted by the megabyte
+// and set off the old-space collections behind the tail latency (bench/results/2026-11-23-gc-fast-path.md).
+// The API's handlers never read it; a handler that does gets the same signal as before.
+class HandlerRequest extends Request {
+  #res: ServerResponse;
+  #signal: AbortSignal | undefined;
+  constructor(url: string, init: RequestInit, res: ServerResponse) {
+    super(url, init);
+    this.#res = res;
+  }
+  override get signal(): AbortSignal {
+    return (this.#signal ??= closedSignal(this.#res));
+  }
+}
+
+// An AbortSignal aborted when the client goes away before the answer is written.
+function closedSignal(res: ServerResponse): AbortSignal {
+  // Read after the answer went out in full (a handler keeping its request): never aborted, as under Next.js.
+  if (res.writableFinished) return new AbortController().signal;
+  if (res.errored || res.destroyed) return AbortSignal.abort(res.errored ?? new Error("Response aborted"));
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort(new Error("Response aborted"));
+  });
+  return controller.signal;
+}
+
+// Calls the API and writes its Response; a throw is answered with a 500 in the API's shape.
+async function answer(req: IncomingMessage, res: ServerResponse, call: () => Promise<Response> | Response) {
+  let response: Response;
+  try {
+    response = await call();
+    if (!(response instanceof Response)) throw new TypeError("the API did not return a Response");
+  } catch (err) {
+    const requestId = crypto.randomUUID();
+    response = errorResponse(err, requestId, baseHeaders(requestId), req.method === "HEAD");
+  }
+  await writeResponse(req, res, response);
+}
+
+// Writes a Web Response to a node response: its status, its headers in order (framing aside), its body streamed.
+export async function writeResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+): Promise<void> {
+  if (res.destroyed) {
+    await response.body?.cancel().catch(noop);
+    return;
+  }
+  res.statusCode = response.status;
+  res.statusMessage = response.statusText;
+  response.headers.forEach((value, name) => {
+    if (!FRAMING.has(name)) res.appendHeader(name, value);
+  });
+  const body = response.body;
+  if (!body || req.method === "HEAD") {
+    if (body) await body.cancel().catch(noop);
+    res.end();
+    return;
+  }
+  const reader = body.getReader();
+  // Headers flushed with the first chunk, each chunk, the end, sent in one system call when the body is ready at
+  // once (the API's JSON): the socket stays corked until the next read settles or the next tick, whichever comes
+  // first, so a body that streams slowly still goes out chunk by chunk. Written as three calls, they were a third
+  // of the fast path's CPU (measured with --cpu-prof, bench run 14).
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) {
+        await reader.cancel().catch(noop);
+        return;
+      }
+      if (!res.headersSent) {
+        res.cork();
+        corked = true;
+        process.nextTick(uncork);
+        res.flushHeaders();
+      }
+      const ok = res.write(value);
+      // The compression middleware's flush: a chunk goes out as soon as it is written, as under `next start`.
+      (res as ServerResponse & { flush?: () => void }).flush?.();
+      if (!ok) {
+        uncork();
+        await drained(res);
+      }
+    }
+  } catch (err) {
+    // The body failed half-way: the client sees a cut answer, as under `next start`.
+    uncork();
+    console.error("[api-host] response body failed:", err);
+    res.destroy();
+    return;
+  }
+  // end() flushes a corked socket itself.
+  corked = false;
+  if (!res.destroyed) res.end();
+}
+
+// Resolves when the socket takes more (drain) or is gone (close).
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+// After a client went away, the compression middleware's zlib stream is never ended: destroy it. The middleware's
+// `res.on("drain")` returns that stream while compression is active (compression 1.x; tests/server/api-host.test.ts
+// checks that no stream is left).
+function releaseCompressionStream(res: ServerResponse): void {
+  const maybeStream = res.on("drain", noop) as unknown;
+  if (maybeStream === res || !(maybeStream instanceof Duplex)) {
+    res.off("drain", noop);
+    return;
+  }
+  maybeStream.destroy();
+}
