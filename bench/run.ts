@@ -1,6 +1,6 @@
 // `npm run bench`: the catalog at scale (issue 5). Seeds (unless present) a `bench` organization with
 // 1,000,000 products and four organizations with 100,000 each, builds and starts the production server twice (its
-// fast path for /public/v1, and with PCA_FAST_PATH=off through Next.js), the ceiling (a trivial Next.js route
+// own router for /public/ (issue 22), and with PCA_FAST_PATH=off through Next.js), the ceiling (a trivial Next.js route
 // handler) and the floor (node:http + pg + the query layer), measures every scenario with autocannon on loopback,
 // and writes bench/results/<date>.json, .md and -plans.md.
 // Environment: BENCH_DATABASE_URL (else a Postgres server is started under bench/.work on port 55440),
@@ -479,7 +479,7 @@ function table(results: ResultFile): string {
     "",
     `Ceiling (trivial Next.js route handler): **${ceiling} req/s** at the start (${results.ceiling.sat.rpsMin ?? ceiling}–${results.ceiling.sat.rpsMax ?? ceiling} over the run's rounds), p50 ${results.ceiling.fixed.p50} ms, p99 ${results.ceiling.fixed.p99} ms at ${RATE} req/s, RSS ${results.ceiling.sat.rssMb} MB.`,
     "",
-    "Two paths of the same production server (`npm start`: scripts/serve.mjs): **fast**, /public/v1 answered by the route handlers directly (issue 16); **Next**, the same build with `PCA_FAST_PATH=off`, the API through Next.js' routing as before. " +
+    "Two paths of the same production server (`npm start`: scripts/serve.mjs): **fast**, /public/ answered by the API's own router on node:http (lib/server/api-host.ts, issue 22); **Next**, the same build with `PCA_FAST_PATH=off`, the API through Next.js' routing as before. " +
       "req/s: median of the rounds; × ceiling: median of each round's ratio to the ceiling's round just before it (in parentheses: the median of those ceiling rounds, req/s); fast ÷ Next: the ratio of the two medians.",
     "",
     "| scenario | fast req/s | × ceiling | Next req/s | × ceiling | fast ÷ Next | floor req/s | fast % of floor | p50 ms @200 fast | p99 ms @200 fast | p99 ms @200 Next | max ms @200 fast | floor p99 @200 | RSS MB fast | page-cache hits fast | unexpected status |",
