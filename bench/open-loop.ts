@@ -5,9 +5,11 @@
 // autocannon's `overallRate` is not this: each connection sends its share of a second back to back at the start of
 // every second, so the server sees a burst of `connections` concurrent requests each second and the latency it
 // reports is mostly queueing in that burst, not the work of a request.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { mixDrawer, type Mix } from "./mix";
 
 export interface OpenLoopResult {
   sent: number;
@@ -32,6 +34,10 @@ export async function openLoop(opts: {
   durationSeconds: number;
   maxSockets?: number;
   timeoutMs?: number;
+  /** The multi-tenant mix (bench/mix.ts) as JSON: each request's path and key drawn from it instead. */
+  mixFile?: string;
+  /** The mix's draw seed. */
+  seed?: number;
 }): Promise<OpenLoopResult> {
   const url = new URL(opts.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64 });
@@ -42,17 +48,26 @@ export async function openLoop(opts: {
   let errors = 0;
   let resent = 0;
   let maxLag = 0;
+  const draw = opts.mixFile
+    ? mixDrawer(JSON.parse(readFileSync(opts.mixFile, "utf8")) as Mix, opts.seed ?? 1)
+    : undefined;
   const start = performance.now() + 20;
 
-  const one = (i: number, departure: number, retry = true): Promise<void> =>
+  // The request i: the URL and a key in rotation, or a draw from the mix.
+  const target = (i: number) =>
+    draw?.() ?? {
+      path: url.pathname + url.search,
+      authorization: opts.authorizations[i % opts.authorizations.length]!,
+    };
+  const one = (t: { path: string; authorization: string }, departure: number, retry = true): Promise<void> =>
     new Promise<void>((resolve) => {
       const req = http.get(
         {
           agent,
           host: url.hostname,
           port: url.port,
-          path: url.pathname + url.search,
-          headers: { ...opts.headers, authorization: opts.authorizations[i % opts.authorizations.length]! },
+          path: t.path,
+          headers: { ...opts.headers, authorization: t.authorization },
           timeout: opts.timeoutMs ?? 10_000,
         },
         (res) => {
@@ -71,7 +86,7 @@ export async function openLoop(opts: {
         // counts from the first departure.
         if (retry && req.reusedSocket && err.code === "ECONNRESET") {
           resent++;
-          void one(i, departure, false).then(resolve);
+          void one(t, departure, false).then(resolve);
           return;
         }
         errors++;
@@ -86,7 +101,7 @@ export async function openLoop(opts: {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const departure = performance.now();
     maxLag = Math.max(maxLag, departure - scheduled);
-    pending.push(one(i, departure));
+    pending.push(one(target(i), departure));
   }
   await Promise.all(pending);
   agent.destroy();

@@ -23,6 +23,7 @@ import { migrate } from "@/db/migrate";
 import { seedOrganization } from "@/db/seed";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
+import { loadMix, mixDrawer, type Mix } from "./mix";
 import type { OpenLoopResult, openLoop } from "./open-loop";
 import { ID_PREFIX, newId } from "@/db/schema";
 import { buildServerModules } from "../scripts/lib/build";
@@ -43,6 +44,8 @@ interface AutocannonResult {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORK = path.join(ROOT, "bench/.work");
 const RESULTS = path.join(ROOT, "bench/results");
+// The multi-tenant mix as the open-loop generator's process reads it.
+const MIX_FILE = path.join(WORK, "mix.json");
 const env = process.env;
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 2);
@@ -73,6 +76,10 @@ const ORGS = [
   { slug: "bench-e", name: "Bench E", products: OTHER_PRODUCTS, flavour: "home" as const },
 ];
 const ROTATING_KEYS = 500;
+// Keys of each organization in the multi-tenant mix (BENCH_MIX_KEYS).
+const MIX_KEYS = Number(env.BENCH_MIX_KEYS ?? 20);
+// Drawn requests checked on both paths and the floor before measuring.
+const MIX_SAMPLE = 200;
 
 const children: ChildProcess[] = [];
 let stopServices: (() => void) | undefined;
@@ -139,13 +146,13 @@ async function seed(db: Database, url: string): Promise<Record<string, number>> 
   return times;
 }
 
-// Fresh keys of the bench organization: one for the scenarios, ROTATING_KEYS for the rotation scenario.
-async function makeKeys(db: Database, orgId: string): Promise<string[]> {
-  await db.query("delete from api_keys where org_id = $1 and name = 'bench'", [orgId]);
-  const keys = Array.from({ length: ROTATING_KEYS + 1 }, () => generateApiKey());
+// Fresh keys of an organization, named `name` (those of an earlier run under that name are deleted).
+async function insertKeys(db: Database, orgId: string, name: string, count: number): Promise<string[]> {
+  await db.query("delete from api_keys where org_id = $1 and name = $2", [orgId, name]);
+  const keys = Array.from({ length: count }, () => generateApiKey());
   await db.query(
     `insert into api_keys (id, org_id, name, prefix, key_hash, scopes)
-     select k.id, $1, 'bench', k.prefix, k.hash, $5::text[]
+     select k.id, $1, $6, k.prefix, k.hash, $5::text[]
        from unnest($2::text[], $3::text[], $4::text[]) as k(id, prefix, hash)`,
     [
       orgId,
@@ -153,13 +160,35 @@ async function makeKeys(db: Database, orgId: string): Promise<string[]> {
       keys.map(displayPrefix),
       keys.map(hashApiKey),
       READ_SCOPES,
+      name,
     ],
   );
   return keys;
 }
 
+// Fresh keys of the bench organization: one for the scenarios, ROTATING_KEYS for the rotation scenario.
+function makeKeys(db: Database, orgId: string): Promise<string[]> {
+  return insertKeys(db, orgId, "bench", ROTATING_KEYS + 1);
+}
+
+// The multi-tenant mix: MIX_KEYS fresh keys of every bench organization and what the draw needs of each, also
+// written to MIX_FILE for the open-loop generator's process.
+async function makeMix(db: Database): Promise<Mix> {
+  const orgs = await db.query<{ id: string; slug: string }>(
+    "select id, slug from organizations where slug = any($1::text[]) order by slug",
+    [ORGS.map((o) => o.slug)],
+  );
+  const withKeys = [];
+  for (const o of orgs) withKeys.push({ ...o, keys: await insertKeys(db, o.id, "bench-mix", MIX_KEYS) });
+  const mix = await loadMix(db, withKeys);
+  writeFileSync(MIX_FILE, JSON.stringify(mix));
+  return mix;
+}
+
 interface Scenario {
   name: string;
+  /** The multi-tenant mix: every request drawn afresh (path and key); `path` only names it. */
+  mix?: Mix;
   path: string;
   /** Keys to rotate through (default: the main key). */
   keys?: string[];
@@ -243,6 +272,15 @@ async function scenarios(db: Database, orgId: string, keys: string[]): Promise<S
     },
   ];
   const only = env.BENCH_ONLY?.split(",").filter(Boolean);
+  // Issue 22: the multi-tenant mix, every request drawn afresh (judged against the ceiling and the floor).
+  if (!only || only.includes("mix-multi-tenant")) {
+    all.push({
+      name: "mix-multi-tenant",
+      path: "(drawn: 5 resources, filters, sorts, pages, 5 organizations)",
+      mix: await makeMix(db),
+      pageOne: false,
+    });
+  }
   return only ? all.filter((s) => only.includes(s.name)) : all;
 }
 
@@ -336,6 +374,20 @@ interface Measure {
 
 // The requests of a run: one per key in rotation, each counting the page cache's answers.
 function requestsFor(s: Scenario, mainKey: string) {
+  if (s.mix) {
+    const draw = mixDrawer(s.mix, Date.now());
+    return [
+      {
+        method: "GET",
+        setupRequest: (req: { headers?: Record<string, string> }) => {
+          const d = draw();
+          return { ...req, path: d.path, headers: { ...req.headers, authorization: d.authorization } };
+        },
+        onResponse: (_status: number, _body: unknown, _ctx: unknown, headers: Record<string, string>) =>
+          countPageCache(headers),
+      },
+    ];
+  }
   return (s.keys ?? [mainKey]).map((k) => ({
     method: "GET",
     path: s.path,
@@ -413,6 +465,7 @@ async function fixedLoad(base: string, s: Scenario, mainKey: string, rate = RATE
   await new Promise((r) => setTimeout(r, 2_000));
   const r = await openLoopProcess({
     url: `${base}${s.path}`,
+    ...(s.mix ? { mixFile: MIX_FILE, seed: Date.now() } : {}),
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
     headers: s.headers,
     rate,
@@ -649,7 +702,7 @@ async function main(): Promise<void> {
   }
 
   // Sanity: both paths of the app and the floor answer the same page.
-  for (const s of list.filter((x) => !x.keys)) {
+  for (const s of list.filter((x) => !x.keys && !x.mix)) {
     const get = async (port: number) => {
       const res = await fetch(`http://127.0.0.1:${port}${s.path}`, { headers: auth });
       return { status: res.status, body: (await res.json()) as { data?: unknown[]; pagination?: unknown } };
@@ -665,6 +718,29 @@ async function main(): Promise<void> {
     }
     log(`${s.name}: ${JSON.stringify(a.body.pagination)}`);
   }
+  // The mix: a sample of drawn requests answered alike by both paths of the app and the floor.
+  for (const s of list.filter((x) => x.mix)) {
+    const draw = mixDrawer(s.mix!, 1);
+    const statuses: Record<number, number> = {};
+    for (let i = 0; i < MIX_SAMPLE; i++) {
+      const d = draw();
+      const get = async (port: number) => {
+        const res = await fetch(`http://127.0.0.1:${port}${d.path}`, {
+          headers: { authorization: d.authorization },
+        });
+        return { status: res.status, body: await res.text() };
+      };
+      const [a, n, f] = await Promise.all([get(PORTS.app), get(PORTS.appNext), get(PORTS.floor)]);
+      statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+      if (a.status !== 200 || a.body !== n.body || f.status !== 200) {
+        throw new Error(`${s.name}: ${d.path}: app ${a.status}, Next ${n.status}, floor ${f.status}`);
+      }
+      const data = (body: string) => JSON.stringify((JSON.parse(body) as { data: unknown }).data);
+      if (data(a.body) !== data(f.body))
+        throw new Error(`${s.name}: ${d.path}: the app and the floor disagree`);
+    }
+    log(`${s.name}: ${MIX_SAMPLE} drawn requests answered alike by both paths and the floor`);
+  }
 
   const loadBefore = loadAverage();
   const date = new Date()
@@ -675,7 +751,7 @@ async function main(): Promise<void> {
 
   // EXPLAIN (ANALYZE, BUFFERS) of every scenario's statements, saved beside the results.
   const plans: string[] = [`# EXPLAIN (ANALYZE, BUFFERS) of each scenario's queries (${date})`, ""];
-  for (const s of list.filter((x) => !x.keys)) {
+  for (const s of list.filter((x) => !x.keys && !x.mix)) {
     const res = await fetch(`http://127.0.0.1:${PORTS.floor}/__explain?path=${encodeURIComponent(s.path)}`, {
       headers: auth,
     });
