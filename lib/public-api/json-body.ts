@@ -1,4 +1,5 @@
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
+import { writeIssue } from "@/lib/catalog/write-issues";
 import { PublicApiError } from "./errors";
 
 // Largest JSON body a write accepts, in bytes.
@@ -15,13 +16,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {
     throw new PublicApiError("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, {
-      details: [
-        {
-          field: "Content-Type",
-          code: "UNSUPPORTED_MEDIA_TYPE",
-          message: `Type de contenu « ${type.slice(0, 60) || "absent"} » non pris en charge : application/json attendu.`,
-        },
-      ],
+      details: [writeIssue("Content-Type", "UNSUPPORTED_MEDIA_TYPE", "contentType", type)],
     });
   }
   const tooLarge = () =>
@@ -29,9 +24,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       "PUBLIC_API_PAYLOAD_TOO_LARGE",
       `Corps de requête trop volumineux : ${WRITE_BODY_LIMIT / 1024} Ko au plus.`,
       {
-        details: [
-          { field: "body", code: "TOO_LARGE", message: `Le corps dépasse ${WRITE_BODY_LIMIT} octets.` },
-        ],
+        details: [writeIssue("body", "TOO_LARGE", "body", WRITE_BODY_LIMIT)],
       },
     );
   let text: string;
@@ -46,7 +39,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     value = JSON.parse(text) as unknown;
   } catch {
     throw new PublicApiError("PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", {
-      details: [{ field: "body", code: "INVALID_JSON", message: "Le corps n'est pas un JSON valide." }],
+      details: [writeIssue("body", "INVALID_JSON", "body")],
     });
   }
   const deep = tooDeep(value, JSON_DEPTH_LIMIT);
@@ -55,13 +48,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       "PUBLIC_API_INVALID_BODY",
       `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
       {
-        details: [
-          {
-            field: deep.slice(0, 100),
-            code: "TOO_DEEP",
-            message: `Valeur trop imbriquée : ${JSON_DEPTH_LIMIT} niveaux d'objets et de tableaux au plus.`,
-          },
-        ],
+        details: [writeIssue(deep.slice(0, 100), "TOO_DEEP", "value", JSON_DEPTH_LIMIT)],
       },
     );
   }
