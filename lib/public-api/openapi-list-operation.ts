@@ -1,0 +1,155 @@
+import { ENDPOINTS } from "./endpoints";
+import { keyInQueryMessage } from "./authenticate";
+import { IF_NONE_MATCH_MAX, IF_NONE_MATCH_TOO_LONG } from "./conditional";
+import { errorExample, errorResponseDoc } from "./openapi-errors";
+import { CONDITIONAL_HEADERS, RATE_LIMIT_HEADERS, withRateLimitHeaders } from "./openapi-headers";
+import type { Json } from "./openapi-json-schema";
+import { IF_NONE_MATCH, parameter } from "./openapi-parameters";
+
+// An example item of each list, shown in its 200 example.
+const EXAMPLES: Record<keyof typeof ENDPOINTS, Json> = {
+  products: {
+    id: "prd_7Yq2nC4kP0sLx9Ta",
+    identifier: "ACM-CHA-000123",
+    label: "Chaise Oslo en chêne",
+    status: "draft",
+    family: { id: "fam_1b2C3d4E5f6G7h8I", label: "Chaises" },
+    category: { id: "cat_9a8B7c6D5e4F3g2H", label: "Salle à manger" },
+    updatedAt: "2026-06-07T09:30:12.345Z",
+  },
+  families: {
+    id: "fam_1b2C3d4E5f6G7h8I",
+    slug: "chaises",
+    code: "chairs",
+    label: "Chaises",
+    updatedAt: "2026-06-07T09:30:12.345Z",
+  },
+  attributes: {
+    id: "att_4K5l6M7n8O9p0Q1r",
+    slug: "nom",
+    code: "name",
+    label: "Nom",
+    type: "TEXT",
+    uniqueValue: false,
+    isScopable: true,
+    updatedAt: "2026-06-07T09:30:12.345Z",
+  },
+  categories: {
+    id: "cat_9a8B7c6D5e4F3g2H",
+    slug: "salle-a-manger",
+    label: "Salle à manger",
+    parentId: null,
+    isMaster: true,
+    updatedAt: "2026-06-07T09:30:12.345Z",
+  },
+  media: {
+    id: "med_2S3t4U5v6W7x8Y9z",
+    slug: "chaise-oslo-packshot-1",
+    originalName: "chaise-oslo-chêne.png",
+    type: "IMAGE",
+    category: "Packshot",
+    mediaUrl: "https://api.example.com/media/acme/chaise-oslo-packshot-1.png",
+    thumbnailUrl: "https://api.example.com/media/acme/thumbs/chaise-oslo-packshot-1.png",
+    updatedAt: "2026-06-07T09:30:12.345Z",
+  },
+};
+
+// The schema of the items of each list (a component of the document).
+const ITEM_NAMES: Record<keyof typeof ENDPOINTS, string> = {
+  products: "Product",
+  families: "Family",
+  attributes: "Attribute",
+  categories: "Category",
+  media: "Media",
+};
+
+// The GET operation of one list (ENDPOINTS): its parameters, a page of its items, the 304 and the errors.
+export function listOperation(list: keyof typeof ENDPOINTS): Json {
+  const e = ENDPOINTS[list];
+  const itemName = ITEM_NAMES[list];
+  const example = EXAMPLES[list];
+  const params = [...Object.entries(e.query.params).map(([name, p]) => parameter(name, p)), IF_NONE_MATCH];
+  return {
+    operationId: `list${e.name[0]!.toUpperCase()}${e.name.slice(1)}`,
+    summary: e.summary,
+    description: `${e.description}\n\nRequired scope: \`${e.scope}\`.`,
+    tags: [itemName === "Media" ? "Media" : `${itemName[0]}${itemName.slice(1)}s`.replace("ys", "ies")],
+    security: [{ bearerAuth: [e.scope] }],
+    "x-required-scope": e.scope,
+    parameters: params,
+    responses: withRateLimitHeaders({
+      "200": {
+        description: "One page of items and the pagination of the whole list.",
+        headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              required: ["data", "pagination"],
+              additionalProperties: false,
+              properties: {
+                data: { type: "array", items: { $ref: `#/components/schemas/${itemName}` } },
+                pagination: { $ref: "#/components/schemas/Pagination" },
+              },
+            },
+            example: {
+              data: [example],
+              pagination: { page: 1, perPage: 20, total: 1, totalPages: 1, hasAny: true },
+            },
+          },
+        },
+      },
+      "304": {
+        description:
+          "Not Modified: `If-None-Match` holds the list's current `ETag`, so the list (this page, its items and its " +
+          "totals) is unchanged since the answer that carried it. No body; the `ETag`, the request id and the " +
+          "rate-limit headers as on a 200.",
+        headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
+      },
+      "400": errorResponseDoc(
+        `A query parameter is unknown or invalid, or \`If-None-Match\` is longer than ${IF_NONE_MATCH_MAX} characters; the message names it.`,
+        {
+          ifNoneMatchTooLong: errorExample("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG),
+          invalidPerPage: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
+          ),
+          unknownParameter: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
+          ),
+        },
+      ),
+      "401": errorResponseDoc(
+        "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
+        {
+          missing: errorExample("PUBLIC_API_KEY_MISSING"),
+          keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
+          invalid: errorExample("PUBLIC_API_KEY_INVALID"),
+          expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
+          revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
+        },
+        { "WWW-Authenticate": { schema: { type: "string" }, example: 'Bearer realm="public-api"' } },
+      ),
+      "403": errorResponseDoc(`The key lacks the \`${e.scope}\` scope.`, {
+        insufficientScope: errorExample(
+          "PUBLIC_API_INSUFFICIENT_SCOPE",
+          `La clé API n'a pas le scope « ${e.scope} » requis pour cette ressource.`,
+        ),
+      }),
+      "429": errorResponseDoc(
+        "Rate limit exceeded; retry after `retryAfter` seconds (also in the Retry-After header).",
+        { rateLimited: errorExample("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, { retryAfter: 12 }) },
+        { ...RATE_LIMIT_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+      ),
+      "500": errorResponseDoc("Unexpected error; nothing internal is disclosed.", {
+        internal: errorExample("PUBLIC_API_INTERNAL_ERROR"),
+      }),
+      "503": errorResponseDoc(
+        "The database or the rate limiter cannot be reached; retry later.",
+        { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
+        { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+      ),
+    }),
+  };
+}
