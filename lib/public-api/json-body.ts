@@ -11,47 +11,50 @@ export const WRITE_BODY_LIMIT = 64 * 1024;
 // overflowed the call stack near 3,000 levels and JSON.stringify near 10,000 (Node 20, measured), a 500.
 export const JSON_DEPTH_LIMIT = 32;
 
-// A write's body: JSON by its content type (415), at most WRITE_BODY_LIMIT bytes (413), parsed (400).
-export async function readJsonBody(request: Request): Promise<unknown> {
-  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new PublicApiError("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, {
+// The refusals of a write's body, each the error its answer carries (the OpenAPI examples are built from them).
+export const BODY_ERRORS = {
+  unsupportedType: (type: string) =>
+    new PublicApiError("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, {
       details: [writeIssue("Content-Type", "UNSUPPORTED_MEDIA_TYPE", "contentType", type)],
-    });
-  }
-  const tooLarge = () =>
+    }),
+  tooLarge: () =>
     new PublicApiError(
       "PUBLIC_API_PAYLOAD_TOO_LARGE",
       `Corps de requête trop volumineux : ${WRITE_BODY_LIMIT / 1024} Ko au plus.`,
-      {
-        details: [writeIssue("body", "TOO_LARGE", "body", WRITE_BODY_LIMIT)],
-      },
-    );
+      { details: [writeIssue("body", "TOO_LARGE", "body", WRITE_BODY_LIMIT)] },
+    ),
+  malformed: () =>
+    new PublicApiError("PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", {
+      details: [writeIssue("body", "INVALID_JSON", "body")],
+    }),
+  /** `path`: where the nesting goes too deep (quoted up to 100 characters). */
+  tooDeep: (path: string) =>
+    new PublicApiError(
+      "PUBLIC_API_INVALID_BODY",
+      `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
+      { details: [writeIssue(path.slice(0, 100), "TOO_DEEP", "value", JSON_DEPTH_LIMIT)] },
+    ),
+};
+
+// A write's body: JSON by its content type (415), at most WRITE_BODY_LIMIT bytes (413), parsed (400).
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw BODY_ERRORS.unsupportedType(type);
   let text: string;
   try {
     text = (await readBoundedBody(request, WRITE_BODY_LIMIT)).toString("utf8");
   } catch (err) {
-    if (err instanceof BodyTooLargeError) throw tooLarge();
+    if (err instanceof BodyTooLargeError) throw BODY_ERRORS.tooLarge();
     throw err;
   }
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
   } catch {
-    throw new PublicApiError("PUBLIC_API_INVALID_BODY", "Corps de requête invalide : JSON mal formé.", {
-      details: [writeIssue("body", "INVALID_JSON", "body")],
-    });
+    throw BODY_ERRORS.malformed();
   }
   const deep = tooDeep(value, JSON_DEPTH_LIMIT);
-  if (deep !== undefined) {
-    throw new PublicApiError(
-      "PUBLIC_API_INVALID_BODY",
-      `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
-      {
-        details: [writeIssue(deep.slice(0, 100), "TOO_DEEP", "value", JSON_DEPTH_LIMIT)],
-      },
-    );
-  }
+  if (deep !== undefined) throw BODY_ERRORS.tooDeep(deep);
   return value;
 }
 

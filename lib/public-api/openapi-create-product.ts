@@ -4,8 +4,8 @@ import { WRITE_SCOPE } from "@/lib/keys/scopes";
 import { keyInQueryMessage } from "./authenticate";
 import { createProductQuery } from "./create-product";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import { JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT } from "./json-body";
-import { errorExample, errorResponseDoc, writeError, writeErrorExample } from "./openapi-errors";
+import { BODY_ERRORS, JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT } from "./json-body";
+import { errorExample, errorResponseDoc, exampleOf, writeError, writeErrorExample } from "./openapi-errors";
 import { RATE_LIMIT_HEADERS, withRateLimitHeaders } from "./openapi-headers";
 import { jsonSchema, type Json } from "./openapi-json-schema";
 import { parameter } from "./openapi-parameters";
@@ -116,23 +116,8 @@ export function createProductOperation(): Json {
         `The body is not JSON, is nested deeper than ${JSON_DEPTH_LIMIT} levels or is not an object; or it has` +
           " an unknown field or an `organizationId`, names an unknown attribute or gives a value of the wrong type; or a query parameter or the `Idempotency-Key` header is invalid. `details` names each field.",
         {
-          malformedJson: writeErrorExample(
-            "PUBLIC_API_INVALID_BODY",
-            "Corps de requête invalide : JSON mal formé.",
-            [writeIssue("body", "INVALID_JSON", "body")],
-          ),
-          tooDeep: writeErrorExample(
-            "PUBLIC_API_INVALID_BODY",
-            `Corps de requête invalide : JSON imbriqué sur plus de ${JSON_DEPTH_LIMIT} niveaux.`,
-            [
-              writeIssue(
-                `values.color${".0".repeat(JSON_DEPTH_LIMIT - 2)}`,
-                "TOO_DEEP",
-                "value",
-                JSON_DEPTH_LIMIT,
-              ),
-            ],
-          ),
+          malformedJson: exampleOf(BODY_ERRORS.malformed()),
+          tooDeep: exampleOf(BODY_ERRORS.tooDeep(`values.color${".0".repeat(JSON_DEPTH_LIMIT - 2)}`)),
           organizationId: writeErrorExample("PUBLIC_API_INVALID_BODY", undefined, [
             writeIssue("organizationId", "FORBIDDEN_FIELD", "organizationId"),
           ]),
@@ -198,17 +183,11 @@ export function createProductOperation(): Json {
       "413": writeError(
         `The body is larger than ${WRITE_BODY_LIMIT / 1024} KB (${WRITE_BODY_LIMIT} bytes).`,
         {
-          tooLarge: writeErrorExample(
-            "PUBLIC_API_PAYLOAD_TOO_LARGE",
-            `Corps de requête trop volumineux : ${WRITE_BODY_LIMIT / 1024} Ko au plus.`,
-            [writeIssue("body", "TOO_LARGE", "body", WRITE_BODY_LIMIT)],
-          ),
+          tooLarge: exampleOf(BODY_ERRORS.tooLarge()),
         },
       ),
       "415": writeError("No `Content-Type`, or one other than `application/json`.", {
-        unsupportedMediaType: writeErrorExample("PUBLIC_API_UNSUPPORTED_MEDIA_TYPE", undefined, [
-          writeIssue("Content-Type", "UNSUPPORTED_MEDIA_TYPE", "contentType", "text/plain"),
-        ]),
+        unsupportedMediaType: exampleOf(BODY_ERRORS.unsupportedType("text/plain")),
       }),
       "422": writeError(
         "Well-formed data that breaks a rule: an attribute the family requires is missing, or an attribute is not the family's; or the `Idempotency-Key` was used with another body in the last 24 h.",

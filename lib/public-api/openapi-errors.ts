@@ -1,5 +1,5 @@
 import type { WriteIssue } from "@/lib/catalog/errors";
-import { ERRORS, type ErrorCode } from "./errors";
+import { ERRORS, type ErrorCode, type PublicApiError } from "./errors";
 import type { Json } from "./openapi-json-schema";
 
 const EXAMPLE_REQUEST_ID = "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11";
@@ -34,6 +34,11 @@ export function errorResponseDoc(
       },
     },
   };
+}
+
+// The example body of an error the API throws (its code, message and details, as its answer carries them).
+export function exampleOf(err: PublicApiError): Json {
+  return errorExample(err.code, err.message, err.extra.details ? { details: err.extra.details } : {});
 }
 
 // A write-preview error example: the error with its `details` (built by writeIssue: the messages of the answers).
