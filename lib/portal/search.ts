@@ -1,6 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import { listChangelog, type ChangelogEntry } from "./changelog";
+import { listChangelog, type ChangelogEntry } from "./changelog-reader";
 import { getGuides } from "./guides";
 import { inlineMarkdownToText, markdownToText, slugify } from "./markdown";
 import { getReferenceEndpoints } from "./reference";

@@ -3,11 +3,16 @@
 // from the database on every request): anyone else gets 403 before the input is even read. Each change and its
 // audit event (`changelog.*`, no organization, details: the entry's id and title) are written in one transaction;
 // an entry's history is its audit events. The portal, its feeds and the editor's preview read the same rows through
-// lib/portal/changelog.ts.
+// lib/portal/changelog-reader.ts.
 import { z } from "zod";
 import type { Executor, Queryable } from "@/db/client";
 import { ID_PREFIX, newId } from "@/db/schema";
-import { CHANGE_TYPES, getChangelogEntry, listChangelog, type ChangelogEntry } from "@/lib/portal/changelog";
+import {
+  CHANGE_TYPES,
+  getChangelogEntry,
+  listChangelog,
+  type ChangelogEntry,
+} from "@/lib/portal/changelog-reader";
 import { slugify } from "@/lib/portal/markdown";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import type { Runtime } from "@/lib/runtime";
