@@ -14,7 +14,7 @@ import {
   productSchema,
 } from "@/lib/catalog/schemas";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { createProductQuery } from "./create-product";
+import { createProductQuery } from "./create-product-route";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
 import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
