@@ -9,7 +9,7 @@ import { loadConfig } from "@/lib/config";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { parseQuery } from "@/lib/public-api/params";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { PublicApiError, errorBody } from "@/lib/public-api/errors";
+import { PublicApiError, errorBody } from "@/lib/public-api/api-errors";
 import type { ApiContext } from "@/lib/public-api/pipeline";
 
 const config = loadConfig({ ...process.env, RATE_LIMIT_ENABLED: "false" });

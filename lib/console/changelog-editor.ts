@@ -17,7 +17,7 @@ import { slugify } from "@/lib/portal/markdown";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import type { Runtime } from "@/lib/runtime";
 import { listStaffAuditForTarget, recordAudit, type AuditAction, type AuditEvent } from "./audit";
-import { ConsoleError } from "./errors";
+import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 
 // The signed-in user as the editor's checks need it.

@@ -1,5 +1,5 @@
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 
 // Largest JSON body a write accepts, in bytes.
 export const WRITE_BODY_LIMIT = 64 * 1024;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
-import type { WriteIssue } from "@/lib/catalog/errors";
+import type { WriteIssue } from "@/lib/catalog/catalog-errors";
 import { writeIssue } from "@/lib/catalog/write-issues";
 import type { ParamDef } from "@/lib/catalog/query";
 import {
@@ -16,7 +16,7 @@ import {
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { createProductQuery } from "./create-product-route";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
-import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./errors";
+import { ERRORS, errorBodySchema, readErrorBodySchema, type ErrorCode } from "./api-errors";
 import { RATE_LIMIT_HEADERS as RATE_LIMIT_HEADER_DOCS } from "./headers";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from "./idempotency";
 import { keyInQueryMessage } from "./authenticate";

@@ -1,5 +1,5 @@
 import type { QueryDef } from "@/lib/catalog/query";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 
 // The request header in which npm start's server (scripts/serve.mjs) hands the API the query string as the client
 // sent it: Next.js rebuilds request.url's query from a parsed object, which silently loses a `__proto__` parameter

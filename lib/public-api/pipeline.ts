@@ -9,7 +9,7 @@ import { getRuntime } from "@/lib/runtime";
 import { authenticate, limit, rateLimited } from "./authenticate";
 import { checkIfNoneMatch, conditionalList } from "./conditional";
 import { errorResponse } from "./error-response";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
 import { parseQuery, sentQuery } from "./params";

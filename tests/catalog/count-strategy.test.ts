@@ -4,7 +4,7 @@ import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/attributes";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
-import { CountPendingError } from "@/lib/catalog/errors";
+import { CountPendingError } from "@/lib/catalog/catalog-errors";
 import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
 import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";

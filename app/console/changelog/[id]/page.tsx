@@ -6,7 +6,7 @@ import { ChangelogEditor } from "@/components/console/changelog-editor";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
 import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog-editor";
-import { ConsoleError } from "@/lib/console/errors";
+import { ConsoleError } from "@/lib/console/console-errors";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
 import { CHANGE_TYPES } from "@/lib/portal/changelog-reader";
