@@ -12,7 +12,7 @@ import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
 import { PageCache } from "@/lib/public-api/page-cache";
-import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit";
+import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
 export interface DatabaseHealth {

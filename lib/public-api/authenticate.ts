@@ -1,6 +1,6 @@
 import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
 import { isWellFormedApiKey } from "@/lib/keys/format";
-import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
+import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit/types";
 import type { Runtime } from "@/lib/runtime";
 import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER } from "./error-response";
