@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
 import type { WriteIssue } from "@/lib/catalog/catalog-errors";
 import { writeIssue } from "@/lib/catalog/write-issues";
-import type { ParamDef } from "@/lib/catalog/query";
+import type { ParamDef } from "@/lib/catalog/list-query-grammar";
 import {
   attributeSchema,
   categorySchema,

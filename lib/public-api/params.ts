@@ -1,4 +1,4 @@
-import type { QueryDef } from "@/lib/catalog/query";
+import type { QueryDef } from "@/lib/catalog/list-query-grammar";
 import { PublicApiError } from "./api-errors";
 
 // The request header in which npm start's server (scripts/serve.mjs) hands the API the query string as the client
