@@ -13,7 +13,7 @@ import {
 // (and any named like its own `nxtP…` ones), so that a typo-checking parser would never see it. The server sets it on
 // every request under /public/ and drops a client's; under next dev or next start, a client could send its own,
 // which only restates its own query.
-export const SENT_QUERY_HEADER = "x-pca-sent-query";
+export const SENT_QUERY_HEADER = "x-public-api-sent-query";
 
 // The query parameters of a request as the client sent them: SENT_QUERY_HEADER when present, else the URL's.
 export function sentQuery(request: Request, url: URL): URLSearchParams {
