@@ -78,7 +78,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
         // connection and a statement together, then answers 503 while the count goes on and is remembered.
         catalog = {
           db: database,
-          counting: database.patient(config.DB_COUNT_TIMEOUT_MS),
+          counting: database.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS),
           countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
           counts,
           anchors,

@@ -47,7 +47,7 @@ async function run(database: Queryable, name: Name, url: URL, key: { orgId: stri
   let catalog = contexts.get(database);
   if (!catalog) {
     // Counts with their own bound, as the app's runtime runs them (the recording handles of EXPLAIN record theirs).
-    const counting = database === db ? db.patient(config.DB_COUNT_TIMEOUT_MS) : database;
+    const counting = database === db ? db.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS) : database;
     contexts.set(database, (catalog = catalogContext(database, { counting })));
   }
   return handler({ catalog, org: { id: key.orgId, slug: key.orgSlug }, query, config });

@@ -337,7 +337,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
     });
 
     it("a request waits for a slow count at most its bound; the count goes on, is remembered, and serves the next", async () => {
-      // Counts run on their own handle (the runtime's patient one); here it is the database, 300 ms slower.
+      // Counts run on their own handle (the runtime's withStatementTimeout one); here the database, 300 ms slower.
       let counted = 0;
       const slow: Queryable = {
         query: async <R>(text: string, params?: readonly unknown[]) => {
