@@ -77,16 +77,16 @@ export interface EditorEntry {
   history: AuditEvent[];
 }
 
-let endpointCache: { baseUrl: string; paths: string[] } | undefined;
-
-// The paths an entry may name: those of the OpenAPI document this server publishes.
+// The paths an entry may name: those of the OpenAPI document this server publishes (kept by the runtime, per base
+// URL).
 export function changelogEndpointPaths(rt: Runtime): string[] {
   const { baseUrl } = rt.config;
-  if (endpointCache?.baseUrl !== baseUrl) {
+  const cache = rt.changelogEndpoints;
+  if (cache.value?.baseUrl !== baseUrl) {
     const doc = buildOpenApiDocument(baseUrl) as { paths: Record<string, unknown> };
-    endpointCache = { baseUrl, paths: Object.keys(doc.paths) };
+    cache.value = { baseUrl, paths: Object.keys(doc.paths) };
   }
-  return endpointCache.paths;
+  return cache.value.paths;
 }
 
 // Throws 403 unless the user is on the product team.
