@@ -631,7 +631,7 @@ async function main(): Promise<void> {
       stdio: ["ignore", "ignore", "inherit"],
       env: { ...env, NEXT_TELEMETRY_DISABLED: "1" },
     });
-    await buildServerModules(ROOT); // .next/pca/server.mjs: the front door and the fast path of serve.mjs
+    await buildServerModules(ROOT); // .next/server-bundle/server.mjs: the front door and the fast path of serve.mjs
     log("next build (ceiling) …");
     execFileSync(next, ["build", "bench/ceiling"], {
       cwd: ROOT,

@@ -1,5 +1,5 @@
 // Pure (no server-only import): the console editor's live preview renders it in the browser.
-import type { ChangelogEntry } from "@/lib/portal/changelog";
+import type { ChangelogEntry } from "@/lib/portal/changelog-reader";
 import { renderChangelogBody } from "@/lib/portal/markdown";
 
 // "2026-06-07" → "7 June 2026" (UTC, the same on every server).

@@ -24,7 +24,7 @@ export interface Database extends Executor {
    * shared and remembered (an exact count of a million rows can take a second cold), never for what a request
    * waits on alone. PGlite has no bound: the database itself.
    */
-  patient(timeoutMs: number): Queryable;
+  withStatementTimeout(timeoutMs: number): Queryable;
   close(): Promise<void>;
 }
 
@@ -113,7 +113,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
           },
         }),
       ),
-    patient: () => ({ query }),
+    withStatementTimeout: () => ({ query }),
     close: () => pg.close(),
   };
 }
@@ -271,7 +271,7 @@ function poolDatabase(
         throw err;
       }
     },
-    patient: (timeoutMs) => ({
+    withStatementTimeout: (timeoutMs) => ({
       // One statement in a transaction of its own, with its own statement_timeout (SET LOCAL) and client bound;
       // unnamed, so that the pool's prepared statements keep their plans.
       query: async <R>(text: string, params?: readonly unknown[]) => {

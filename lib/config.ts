@@ -136,6 +136,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return { ...c, baseUrl, dbDriver };
 }
 
+// The configuration parsed from process.env, kept at module level on purpose rather than in the runtime: getRuntime()
+// builds the runtime from it (reading it back from the runtime would be a cycle), getConfig() is the environment's
+// configuration, which a runtime built from another one (tests, servers embedding the pipeline) does not replace, and
+// reading it (the root layout on every page) builds nothing else. A copy per bundle costs nothing: each parses the
+// same environment into the same values.
 let cached: Config | undefined;
 
 // The process-wide configuration, parsed on first use.

@@ -1,8 +1,10 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
 // addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
-// shared version reads, the page cache of list answers, the OpenAPI document, and what the portal last saw of the database. One global
-// holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and servers
-// build their own and swap it whole with setRuntime.
+// shared version reads, the page cache of list answers, the OpenAPI document, the portal's reference and search index,
+// the paths the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js
+// bundles each route apart, so a module-level variable would be one per bundle); tests and servers build their own
+// and swap it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
+// (lib/config.ts says why that one stays there).
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import type { CatalogContext } from "@/lib/catalog/context";
@@ -11,14 +13,22 @@ import { VersionReads } from "@/lib/catalog/version-reads";
 import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
+import type { ReferenceDocument } from "@/lib/portal/reference";
+import type { SearchDoc } from "@/lib/portal/search";
 import { PageCache } from "@/lib/public-api/page-cache";
-import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit";
+import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
 export interface DatabaseHealth {
   reachable?: boolean;
   at: number;
   probing?: Promise<boolean>;
+}
+
+// One value built on first use and kept, empty until then; whoever reads it rebuilds it when what it was built from
+// (a key it keeps beside the value) has changed.
+export interface CacheSlot<T> {
+  value?: T;
 }
 
 // The process's state, every part a typed field.
@@ -44,6 +54,18 @@ export interface Runtime {
   readonly databaseHealth: DatabaseHealth;
   /** The OpenAPI document's JSON, built once per (write preview, base URL): a handful of entries at most. */
   readonly openApiDocuments: Map<string, string>;
+  /**
+   * The portal's reference (lib/portal/reference.ts): the OpenAPI document and its endpoints, for the one (write
+   * preview, base URL) it was last built for.
+   */
+  readonly reference: CacheSlot<ReferenceDocument>;
+  /** The portal's search index of the guides and the reference (lib/portal/search.ts), built on the first search. */
+  readonly searchDocs: CacheSlot<SearchDoc[]>;
+  /**
+   * The paths of the OpenAPI document a changelog entry may name (lib/console/changelog-editor.ts), for the base URL
+   * they were read for.
+   */
+  readonly changelogEndpoints: CacheSlot<{ baseUrl: string; paths: string[] }>;
   /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */
   close(): Promise<void>;
 }
@@ -78,7 +100,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
         // connection and a statement together, then answers 503 while the count goes on and is remembered.
         catalog = {
           db: database,
-          counting: database.patient(config.DB_COUNT_TIMEOUT_MS),
+          counting: database.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS),
           countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
           counts,
           anchors,
@@ -98,6 +120,9 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     databaseHealth: { at: 0 },
     openApiDocuments: new Map(),
+    reference: {},
+    searchDocs: {},
+    changelogEndpoints: {},
     close: async () => {
       await limiters.close();
       if (!database && opening) await (await opening.catch(() => undefined))?.close();

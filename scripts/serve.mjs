@@ -22,7 +22,7 @@ const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
 const { dropRouterVary, frontDoor, publicApiHost } = await import(
-  pathToFileURL(path.join(dir, ".next", "pca", "server.mjs")).href
+  pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href
 );
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ChangelogEntryView } from "@/components/changelog-entry";
-import { listChangelog } from "@/lib/portal/changelog";
+import { listChangelog } from "@/lib/portal/changelog-reader";
 
 // Read from the database on every request: an entry published or unpublished in the console shows at once.
 export const dynamic = "force-dynamic";

@@ -9,7 +9,7 @@ import { loadConfig } from "@/lib/config";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { parseQuery } from "@/lib/public-api/params";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { PublicApiError, errorBody } from "@/lib/public-api/errors";
+import { PublicApiError, errorBody } from "@/lib/public-api/api-errors";
 import type { ApiContext } from "@/lib/public-api/pipeline";
 
 const config = loadConfig({ ...process.env, RATE_LIMIT_ENABLED: "false" });
@@ -47,7 +47,7 @@ async function run(database: Queryable, name: Name, url: URL, key: { orgId: stri
   let catalog = contexts.get(database);
   if (!catalog) {
     // Counts with their own bound, as the app's runtime runs them (the recording handles of EXPLAIN record theirs).
-    const counting = database === db ? db.patient(config.DB_COUNT_TIMEOUT_MS) : database;
+    const counting = database === db ? db.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS) : database;
     contexts.set(database, (catalog = catalogContext(database, { counting })));
   }
   return handler({ catalog, org: { id: key.orgId, slug: key.orgSlug }, query, config });

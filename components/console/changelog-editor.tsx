@@ -7,7 +7,7 @@
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useState, type FormEvent } from "react";
 import { ChangelogEntryView } from "@/components/changelog-entry";
-import type { ChangelogEntry } from "@/lib/portal/changelog";
+import type { ChangelogEntry } from "@/lib/portal/changelog-reader";
 import { useConsolePost } from "./use-console-post";
 import { useUnsavedWarning } from "./use-unsaved-warning";
 

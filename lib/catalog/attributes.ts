@@ -2,7 +2,14 @@ import "server-only";
 import { ATTRIBUTE_TYPES, isoSql } from "@/db/schema";
 import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
-import { boolParam, defineQuery, enumListParam, idParam, listParams, type QueryOf } from "./query";
+import {
+  boolParam,
+  defineQuery,
+  enumListParam,
+  idParam,
+  listParams,
+  type QueryOf,
+} from "./list-query-grammar";
 import type { Attribute } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 

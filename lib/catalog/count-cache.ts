@@ -2,7 +2,7 @@ import "server-only";
 import type { Queryable } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import type { CatalogContext } from "./context";
-import { CountPendingError } from "./errors";
+import { CountPendingError } from "./catalog-errors";
 import type { Statement } from "./sql";
 
 interface Entry {

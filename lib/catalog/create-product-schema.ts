@@ -118,17 +118,17 @@ export const attributeValueSchemas = {
   }),
 } satisfies Record<AttributeType, z.ZodType>;
 
-const V = attributeValueSchemas;
+// A value given once for every channel: any attribute type's value (the union's order is the document's).
 const unscopedValueSchema = z.union([
-  V.TEXT,
-  V.TEXTAREA,
-  V.NUMBER,
-  V.PRICE,
-  V.BOOLEAN,
-  V.DATE,
-  V.SELECT,
-  V.MULTI_SELECT,
-  V.MEDIA,
+  attributeValueSchemas.TEXT,
+  attributeValueSchemas.TEXTAREA,
+  attributeValueSchemas.NUMBER,
+  attributeValueSchemas.PRICE,
+  attributeValueSchemas.BOOLEAN,
+  attributeValueSchemas.DATE,
+  attributeValueSchemas.SELECT,
+  attributeValueSchemas.MULTI_SELECT,
+  attributeValueSchemas.MEDIA,
 ]);
 
 // A value of a scopable attribute given per channel: channel id → the attribute type's value.

@@ -12,7 +12,7 @@ import {
   TEXTAREA_MAX,
   type CreateProductBody,
 } from "./create-product-schema";
-import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./errors";
+import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./catalog-errors";
 import { QUOTE_MAX, writeIssue } from "./write-issues";
 import type { CreatedProduct, ProductDraft } from "./schemas";
 

@@ -2,7 +2,7 @@ import "server-only";
 import { isoSql } from "@/db/schema";
 import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
-import { defineQuery, listParams, type QueryOf } from "./query";
+import { defineQuery, listParams, type QueryOf } from "./list-query-grammar";
 import type { Family } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 

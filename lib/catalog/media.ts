@@ -3,7 +3,14 @@ import { MEDIA_TYPES, isoSql } from "@/db/schema";
 import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { mediaUrls } from "./media-urls";
-import { boolParam, defineQuery, enumListParam, listParams, textParam, type QueryOf } from "./query";
+import {
+  boolParam,
+  defineQuery,
+  enumListParam,
+  listParams,
+  textParam,
+  type QueryOf,
+} from "./list-query-grammar";
 import type { Media } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 

@@ -1,10 +1,10 @@
 import "server-only";
 import { isoSql } from "@/db/schema";
 import type { CatalogContext } from "./context";
-import { UnknownReferenceError } from "./errors";
+import { UnknownReferenceError } from "./catalog-errors";
 import { readList, type ListResult } from "./list";
 import { searchWalks } from "./search-walk";
-import { defineQuery, idParam, listParams, type QueryOf } from "./query";
+import { defineQuery, idParam, listParams, type QueryOf } from "./list-query-grammar";
 import type { Product } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 

@@ -3,7 +3,7 @@
 // checks, the OpenAPI examples and the creating-products guide all read their messages here, so none is copied.
 import type { AttributeType } from "@/db/schema";
 import { CREATE_ID_MAX, CREATE_TOP_LEVEL } from "./create-product-schema";
-import type { WriteIssue } from "./errors";
+import type { WriteIssue } from "./catalog-errors";
 
 // What a value of each attribute type is, in French: "Valeur invalide pour « x » : <this> attendu."
 const EXPECTED: Record<AttributeType, string> = {

@@ -2,7 +2,7 @@
 // console. An organization the user is not a member of is "not found", the same as one that does not exist.
 import { z } from "zod";
 import type { Queryable } from "@/db/client";
-import { ConsoleError } from "./errors";
+import { ConsoleError } from "./console-errors";
 
 // A role in an organization (memberships.role), weakest first.
 export const ROLES = ["member", "admin", "owner"] as const;

@@ -8,7 +8,7 @@ import type { JWT } from "@auth/core/jwt";
 import { endSessions, findUserByEmail, findUserById, verifyUserCredentials, type User } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
 import { clientAddress } from "@/lib/public-api/client-address";
-import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit";
+import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit/types";
 import type { Runtime } from "@/lib/runtime";
 
 // Where Auth.js is mounted (app/api/auth/[...auth]/route.ts).

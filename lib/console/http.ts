@@ -6,10 +6,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
 import type { Config } from "@/lib/config";
-import { isUnavailableError } from "@/lib/public-api/errors";
+import { isUnavailableError } from "@/lib/public-api/api-errors";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { authSecret } from "./auth-secret";
-import { ConsoleError } from "./errors";
+import { ConsoleError } from "./console-errors";
 import { getConsoleUser, type ConsoleUser } from "./session";
 
 // The header that carries the console's CSRF token on state-changing requests.

@@ -21,7 +21,7 @@ import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/keys/scopes";
 import type { Runtime } from "@/lib/runtime";
 import { canManage, requireRole, type Actor, type Membership } from "./access";
 import { listAudit, recordAudit, type AuditEvent } from "./audit";
-import { ConsoleError } from "./errors";
+import { ConsoleError } from "./console-errors";
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

@@ -5,7 +5,7 @@ import type { Queryable } from "@/db/client";
 import type { MediaType } from "@/db/schema";
 import { renderMediaFile, type MediaVariant } from "@/db/seed/media-files";
 import { errorResponse } from "@/lib/public-api/error-response";
-import { PublicApiError, type ErrorCode } from "@/lib/public-api/errors";
+import { PublicApiError, type ErrorCode } from "@/lib/public-api/api-errors";
 import { baseHeaders } from "@/lib/public-api/headers";
 
 // Cache lifetime of a media file: the content of a file name never changes while the media exists.

@@ -5,7 +5,7 @@ import { getConfig } from "@/lib/config";
 import { attributeValueSchemas, currencies } from "@/lib/catalog/create-product-schema";
 import { writeIssue } from "@/lib/catalog/write-issues";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/errors";
+import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/api-errors";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
 import { IF_NONE_MATCH_MAX } from "@/lib/public-api/conditional";
 import { WRITE_BODY_LIMIT } from "@/lib/public-api/json-body";

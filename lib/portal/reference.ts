@@ -1,6 +1,7 @@
 import "server-only";
 import { getConfig } from "@/lib/config";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { getRuntime } from "@/lib/runtime";
 
 type Json = Record<string, unknown>;
 
@@ -312,24 +313,36 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
   return out;
 }
 
-let cache: { key: string; doc: Json; endpoints: RefEndpoint[] } | undefined;
+// The reference as built for one configuration (`key`: write preview and base URL): the OpenAPI document and the
+// endpoints read from it. The runtime keeps the last one built (Runtime.reference).
+export interface ReferenceDocument {
+  key: string;
+  doc: Json;
+  endpoints: RefEndpoint[];
+}
+
+// The reference of the current configuration: the runtime's, rebuilt when the base URL or the write-preview switch
+// has changed.
+function referenceDocument(): ReferenceDocument {
+  const { baseUrl, PUBLIC_API_WRITE_PREVIEW: writePreview } = getConfig();
+  const key = `${writePreview} ${baseUrl}`;
+  const cache = getRuntime().reference;
+  if (cache.value?.key !== key) {
+    const doc = buildOpenApiDocument(baseUrl, { writePreview });
+    cache.value = { key, doc, endpoints: endpointsFromDocument(doc) };
+  }
+  return cache.value;
+}
 
 // The OpenAPI document this server publishes at /public/v1/openapi.json (built once per base URL and write-preview
 // switch).
 export function getOpenApiDocument(): Json {
-  const { baseUrl, PUBLIC_API_WRITE_PREVIEW: writePreview } = getConfig();
-  const key = `${writePreview} ${baseUrl}`;
-  if (!cache || cache.key !== key) {
-    const doc = buildOpenApiDocument(baseUrl, { writePreview });
-    cache = { key, doc, endpoints: endpointsFromDocument(doc) };
-  }
-  return cache.doc;
+  return referenceDocument().doc;
 }
 
 // Every endpoint of the reference, in the document's order.
 export function getReferenceEndpoints(): RefEndpoint[] {
-  getOpenApiDocument();
-  return cache!.endpoints;
+  return referenceDocument().endpoints;
 }
 
 // One endpoint of the reference by its page slug, or undefined.

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import { listChangelog, type ChangelogEntry } from "./changelog";
+import { getRuntime } from "@/lib/runtime";
+import { listChangelog, type ChangelogEntry } from "./changelog-reader";
 import { getGuides } from "./guides";
 import { inlineMarkdownToText, markdownToText, slugify } from "./markdown";
 import { getReferenceEndpoints } from "./reference";
@@ -27,11 +28,11 @@ function fold(text: string): string {
     .toLowerCase();
 }
 
-let index: SearchDoc[] | undefined;
-
-// Every searchable section of the guides and the reference (built once from code: they change with a deployment).
+// Every searchable section of the guides and the reference (built once per runtime from code: they change with a
+// deployment).
 export function searchIndex(): SearchDoc[] {
-  if (index) return index;
+  const cache = getRuntime().searchDocs;
+  if (cache.value) return cache.value;
   const docs: SearchDoc[] = [];
   for (const g of getGuides()) {
     const parts = g.markdown.split(/^(?=#{2,3} )/m);
@@ -63,7 +64,7 @@ export function searchIndex(): SearchDoc[] {
       });
     }
   }
-  index = docs;
+  cache.value = docs;
   return docs;
 }
 

@@ -1,10 +1,10 @@
 import { lookupKey, type KeyRecord } from "@/lib/keys/cache";
 import { isWellFormedApiKey } from "@/lib/keys/format";
-import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit";
+import { RateLimiterUnavailableError, retryAfterSeconds, type RateLimitResult } from "@/lib/rate-limit/types";
 import type { Runtime } from "@/lib/runtime";
 import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER } from "./error-response";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 import { setRateLimitHeaders } from "./headers";
 
 // Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.

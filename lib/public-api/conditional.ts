@@ -1,7 +1,7 @@
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { Runtime } from "@/lib/runtime";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 import { listTag, noneMatchHits } from "./page-cache";
 
 // Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;

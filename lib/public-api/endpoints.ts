@@ -5,7 +5,7 @@ import { familiesQuery, listFamilies } from "@/lib/catalog/families";
 import { listMedia, mediaQuery } from "@/lib/catalog/media";
 import { listProducts, productsQuery } from "@/lib/catalog/products";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
-import type { QueryDef } from "@/lib/catalog/query";
+import type { QueryDef } from "@/lib/catalog/list-query-grammar";
 import {
   attributeSchema,
   categorySchema,

@@ -4,8 +4,8 @@ import {
   CountPendingError,
   UnknownReferenceError,
   type WriteRefusal,
-} from "@/lib/catalog/errors";
-import { ERRORS, PublicApiError, errorBody, isUnavailableError, type ErrorCode } from "./errors";
+} from "@/lib/catalog/catalog-errors";
+import { ERRORS, PublicApiError, errorBody, isUnavailableError, type ErrorCode } from "./api-errors";
 import { baseHeaders } from "./headers";
 
 // Seconds a client is asked to wait after a 503 (database or limiter unreachable).

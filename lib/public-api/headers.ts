@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RateLimitResult } from "@/lib/rate-limit";
+import type { RateLimitResult } from "@/lib/rate-limit/types";
 
 // The rate-limit state headers, IETF httpapi draft (RateLimit-Policy, RateLimit) and the X-RateLimit-* trio, with
 // what the OpenAPI document says of each. setRateLimitHeaders sets exactly these; the document declares them on every

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "@/db/client";
 import { writeIssue } from "@/lib/catalog/write-issues";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 
 // The Idempotency-Key of a write (IETF httpapi idempotency-key draft, Stripe): per API key, kept 24 h. The first
 // request claims the key; its answer is stored by the write's own transaction; a retry with the same body gets that

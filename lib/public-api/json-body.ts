@@ -1,6 +1,6 @@
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
 import { writeIssue } from "@/lib/catalog/write-issues";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 
 // Largest JSON body a write accepts, in bytes.
 export const WRITE_BODY_LIMIT = 64 * 1024;

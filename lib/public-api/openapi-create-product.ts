@@ -2,7 +2,7 @@ import { z } from "zod";
 import { writeIssue } from "@/lib/catalog/write-issues";
 import { WRITE_SCOPE } from "@/lib/keys/scopes";
 import { keyInQueryMessage } from "./authenticate";
-import { createProductQuery } from "./create-product";
+import { createProductQuery } from "./create-product-route";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from "./idempotency";
 import { BODY_ERRORS, JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT } from "./json-body";
 import { errorExample, errorResponseDoc, exampleOf, writeError, writeErrorExample } from "./openapi-errors";

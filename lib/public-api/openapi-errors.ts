@@ -1,5 +1,5 @@
-import type { WriteIssue } from "@/lib/catalog/errors";
-import { ERRORS, type ErrorCode, type PublicApiError } from "./errors";
+import type { WriteIssue } from "@/lib/catalog/catalog-errors";
+import { ERRORS, type ErrorCode, type PublicApiError } from "./api-errors";
 import type { Json } from "./openapi-json-schema";
 
 const EXAMPLE_REQUEST_ID = "4f7c1a9e-2b7d-4c1e-9a53-0f3d2e6b8c11";

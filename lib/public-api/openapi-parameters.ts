@@ -1,4 +1,4 @@
-import type { ParamDef } from "@/lib/catalog/query";
+import type { ParamDef } from "@/lib/catalog/list-query-grammar";
 import { IF_NONE_MATCH_MAX } from "./conditional";
 import { EXAMPLE_ETAG } from "./openapi-headers";
 import { jsonSchema, type Json } from "./openapi-json-schema";

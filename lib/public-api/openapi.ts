@@ -11,7 +11,7 @@ import {
 } from "@/lib/catalog/schemas";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { ENDPOINTS } from "./endpoints";
-import { errorBodySchema, readErrorBodySchema } from "./errors";
+import { errorBodySchema, readErrorBodySchema } from "./api-errors";
 import { createProductOperation } from "./openapi-create-product";
 import { headerComponents } from "./openapi-headers";
 import { componentSchemas, jsonSchema, type Json } from "./openapi-json-schema";

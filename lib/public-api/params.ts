@@ -1,12 +1,19 @@
-import type { QueryDef } from "@/lib/catalog/query";
-import { PublicApiError } from "./errors";
+import type { QueryDef, Refusal } from "@/lib/catalog/list-query-grammar";
+import { PublicApiError } from "./api-errors";
+import {
+  acceptsText,
+  invalidParamText,
+  refusalText,
+  repeatedParamText,
+  unknownParamText,
+} from "./query-messages";
 
 // The request header in which npm start's server (scripts/serve.mjs) hands the API the query string as the client
 // sent it: Next.js rebuilds request.url's query from a parsed object, which silently loses a `__proto__` parameter
 // (and any named like its own `nxtP…` ones), so that a typo-checking parser would never see it. The server sets it on
 // every request under /public/ and drops a client's; under next dev or next start, a client could send its own,
 // which only restates its own query.
-export const SENT_QUERY_HEADER = "x-pca-sent-query";
+export const SENT_QUERY_HEADER = "x-public-api-sent-query";
 
 // The query parameters of a request as the client sent them: SENT_QUERY_HEADER when present, else the URL's.
 export function sentQuery(request: Request, url: URL): URLSearchParams {
@@ -22,10 +29,7 @@ export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): 
   for (const [name, value] of searchParams) {
     const param = Object.hasOwn(def.params, name) ? def.params[name] : undefined;
     if (!param) {
-      throw new PublicApiError(
-        "PUBLIC_API_INVALID_QUERY",
-        `Paramètre « ${truncate(name)} » inconnu. Paramètres acceptés : ${Object.keys(def.params).join(", ")}.`,
-      );
+      throw new PublicApiError("PUBLIC_API_INVALID_QUERY", unknownParamText(name, Object.keys(def.params)));
     }
     if (param.array) {
       const list = (raw[name] as string[] | undefined) ?? [];
@@ -35,7 +39,7 @@ export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): 
       }
       raw[name] = list;
     } else if (name in raw) {
-      throw new PublicApiError("PUBLIC_API_INVALID_QUERY", `Paramètre « ${name} » fourni plusieurs fois.`);
+      throw new PublicApiError("PUBLIC_API_INVALID_QUERY", repeatedParamText(name));
     } else {
       raw[name] = value;
     }
@@ -45,15 +49,10 @@ export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): 
   const issue = parsed.error.issues[0]!;
   const name = String(issue.path[0] ?? "");
   const param = def.params[name];
-  const detail = issue.code === "custom" ? issue.message : (param?.expected ?? issue.message);
+  // A refusal the grammar raised says why; any other issue, what the parameter accepts.
+  const refusal = issue.code === "custom" ? (issue.params as Refusal | undefined) : undefined;
+  const detail = refusal ? refusalText(refusal) : param ? acceptsText(param.accepts) : issue.message;
   const got = raw[name];
   const shown = Array.isArray(got) ? got.join(",") : got;
-  throw new PublicApiError(
-    "PUBLIC_API_INVALID_QUERY",
-    `Paramètre « ${name} » invalide : ${detail}${shown !== undefined ? ` (reçu « ${truncate(shown)} »)` : ""}.`,
-  );
-}
-
-function truncate(text: string, max = 60): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  throw new PublicApiError("PUBLIC_API_INVALID_QUERY", invalidParamText(name, detail, shown));
 }

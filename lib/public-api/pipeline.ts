@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
-import type { QueryDef } from "@/lib/catalog/query";
+import type { QueryDef } from "@/lib/catalog/list-query-grammar";
 import type { Config } from "@/lib/config";
 import type { KeyRecord } from "@/lib/keys/cache";
 import type { Scope } from "@/lib/keys/scopes";
@@ -9,7 +9,7 @@ import { getRuntime } from "@/lib/runtime";
 import { authenticate, limit, rateLimited } from "./authenticate";
 import { checkIfNoneMatch, conditionalList } from "./conditional";
 import { errorResponse } from "./error-response";
-import { PublicApiError } from "./errors";
+import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
 import { parseQuery, sentQuery } from "./params";

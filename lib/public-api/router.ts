@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { getConfig } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
-import { createProductRoute } from "./create-product";
+import { createProductRoute } from "./create-product-route";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { plainError } from "./error-response";
 import { baseHeaders, preflightResponse } from "./headers";

@@ -6,7 +6,9 @@ import { build, type Plugin } from "esbuild";
 // compiled once at build time next to Next.js' output (plain ESM for node, npm packages left as imports): no
 // TypeScript is transpiled when the server starts. Next.js compiles its own copy of the same sources for the route
 // files and the console; the state both use lives in the runtime on globalThis (lib/runtime.ts), one per process.
-export const SERVER_MODULES = [{ entry: "lib/server/index.ts", out: ".next/pca/server.mjs" }] as const;
+export const SERVER_MODULES = [
+  { entry: "lib/server/bundle-entry.ts", out: ".next/server-bundle/server.mjs" },
+] as const;
 
 // `import "server-only"` (a guard against client bundles, which throws outside React's server condition) becomes
 // nothing: this bundle runs on the server only.

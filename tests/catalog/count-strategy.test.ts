@@ -4,7 +4,7 @@ import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/attributes";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
-import { CountPendingError } from "@/lib/catalog/errors";
+import { CountPendingError } from "@/lib/catalog/catalog-errors";
 import { listMedia } from "@/lib/catalog/media";
 import { listProducts } from "@/lib/catalog/products";
 import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
@@ -337,7 +337,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
     });
 
     it("a request waits for a slow count at most its bound; the count goes on, is remembered, and serves the next", async () => {
-      // Counts run on their own handle (the runtime's patient one); here it is the database, 300 ms slower.
+      // Counts run on their own handle (the runtime's withStatementTimeout one); here the database, 300 ms slower.
       let counted = 0;
       const slow: Queryable = {
         query: async <R>(text: string, params?: readonly unknown[]) => {

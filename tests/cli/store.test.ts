@@ -365,9 +365,9 @@ describe("start script helpers", () => {
       utimesSync(path.join(root, "package.json"), t - 60, t - 60);
       utimesSync(path.join(root, "app", "deep", "page.tsx"), t - 60, t - 60);
       // The server's own compiled modules are part of the build.
-      expect(buildReason(root)).toBe(".next/pca/server.mjs is missing");
-      mkdirSync(path.join(root, ".next", "pca"));
-      writeFileSync(path.join(root, ".next", "pca", "server.mjs"), "");
+      expect(buildReason(root)).toBe(".next/server-bundle/server.mjs is missing");
+      mkdirSync(path.join(root, ".next", "server-bundle"));
+      writeFileSync(path.join(root, ".next", "server-bundle", "server.mjs"), "");
       expect(buildReason(root)).toBeNull();
       utimesSync(path.join(root, "app", "deep", "page.tsx"), t + 5, t + 5);
       expect(buildReason(root)).toBe(`${path.join("app", "deep", "page.tsx")} changed after the last build`);

@@ -9,7 +9,7 @@ import * as unpublishRoute from "@/app/api/console/changelog/[id]/unpublish/rout
 import * as promoteRoute from "@/app/api/console/changelog/[id]/promote/route";
 import { addMembership, createUser } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
-import { listChangelog } from "@/lib/portal/changelog";
+import { listChangelog } from "@/lib/portal/changelog-reader";
 import { setupApi, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";
 

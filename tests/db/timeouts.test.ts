@@ -198,15 +198,17 @@ describe("database timeouts (Postgres server behind a relay)", () => {
     expect(await until200(2000)).toBeLessThan(2000);
   }, 30_000);
 
-  it("a patient handle runs one statement past the pool's bound (shared counts), the pool's own statements do not", async () => {
+  it("withStatementTimeout: its handle runs one statement past the pool's bound (shared counts), the pool's own statements do not", async () => {
     const direct = await openPg(t.url, { max: 1, connectTimeoutMs: 1000, statementTimeoutMs: 200 });
     try {
       await expect(direct.query("select pg_sleep(0.5)")).rejects.toThrow(/statement timeout/);
-      await expect(direct.patient(2000).query("select pg_sleep(0.5), 1 as one")).resolves.toEqual([
-        { pg_sleep: "", one: 1 },
-      ]);
-      await expect(direct.patient(300).query("select pg_sleep(0.6)")).rejects.toThrow(/statement timeout/);
-      // The pool's bound applies again after a patient statement (SET LOCAL ended with its transaction).
+      await expect(
+        direct.withStatementTimeout(2000).query("select pg_sleep(0.5), 1 as one"),
+      ).resolves.toEqual([{ pg_sleep: "", one: 1 }]);
+      await expect(direct.withStatementTimeout(300).query("select pg_sleep(0.6)")).rejects.toThrow(
+        /statement timeout/,
+      );
+      // The pool's bound applies again after a statement of that handle (SET LOCAL ended with its transaction).
       await expect(direct.query("select pg_sleep(0.5)")).rejects.toThrow(/statement timeout/);
     } finally {
       await direct.close();

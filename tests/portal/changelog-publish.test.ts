@@ -8,7 +8,7 @@ import { GET as rssFeed } from "@/app/changelog/rss.xml/route";
 import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { getConfig } from "@/lib/config";
-import { getChangelogEntry, listChangelog } from "@/lib/portal/changelog";
+import { getChangelogEntry, listChangelog } from "@/lib/portal/changelog-reader";
 import { searchPortal } from "@/lib/portal/search";
 import { resetDatabaseHealth } from "@/lib/portal/unavailable";
 import { createRuntime } from "@/lib/runtime";

@@ -14,7 +14,7 @@ import * as products from "@/app/public/v1/products/route";
 import { resetConfig } from "@/lib/config";
 import { getGuide, getGuides } from "@/lib/portal/guides";
 import { renderMarkdown } from "@/lib/portal/markdown";
-import { WRITE_ERROR_CODES } from "@/lib/public-api/errors";
+import { WRITE_ERROR_CODES } from "@/lib/public-api/api-errors";
 import { call } from "../support/api";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseFragment, type DefaultTreeAdapterMap } from "parse5";
 import { describe, expect, it } from "vitest";
-import { changelogFeed, renderChangelogBody, type ChangelogEntry } from "@/lib/portal/changelog";
+import { changelogFeed, renderChangelogBody, type ChangelogEntry } from "@/lib/portal/changelog-reader";
 
 type Node = DefaultTreeAdapterMap["node"];
 type Element = DefaultTreeAdapterMap["element"];
@@ -271,7 +271,7 @@ describe("one renderer for every changelog body", () => {
       /renderChangelogBody\(e\.bodyMd\)/,
     );
     expect(readFileSync("app/changelog/page.tsx", "utf8")).toMatch(/ChangelogEntryView/);
-    expect(readFileSync("lib/portal/changelog.ts", "utf8")).toMatch(
+    expect(readFileSync("lib/portal/changelog-reader.ts", "utf8")).toMatch(
       /content: renderChangelogBody\(e\.bodyMd, \{ absoluteBase: baseUrl \}\)/,
     );
   });

@@ -2,7 +2,7 @@
 // and on the Postgres server; a created product is listed at once; with the switch off, the V1 405.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareProduct } from "@/lib/catalog/create-product";
-import { CatalogWriteError } from "@/lib/catalog/errors";
+import { CatalogWriteError } from "@/lib/catalog/catalog-errors";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { requestFingerprint } from "@/lib/public-api/idempotency";
 import * as products from "@/app/public/v1/products/route";

@@ -12,7 +12,7 @@ import { createProductBodySchema } from "@/lib/catalog/create-product-schema";
 import { createdProductSchema, productDraftSchema } from "@/lib/catalog/schemas";
 import { resetConfig } from "@/lib/config";
 import { READ_SCOPES } from "@/lib/keys/scopes";
-import { errorBodySchema } from "@/lib/public-api/errors";
+import { errorBodySchema } from "@/lib/public-api/api-errors";
 import { RATE_LIMIT_HEADERS } from "@/lib/public-api/headers";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";

@@ -1,5 +1,5 @@
 // Quick measurement of the in-process limiter's hot path: `npx tsx tests/rate-limit/memory-bench.ts`.
-import { MemorySlidingWindow } from "@/lib/rate-limit";
+import { MemorySlidingWindow } from "@/lib/rate-limit/memory";
 
 const N = 2_000_000;
 const ids = Array.from({ length: 1_000 }, (_, i) => `key_${i.toString(36).padStart(8, "0")}`);

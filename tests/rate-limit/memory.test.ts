@@ -1,7 +1,9 @@
 // The in-process sliding window (check() takes the time, so the window arithmetic is tested exactly) and retryAfterSeconds.
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import { MemorySlidingWindow, createRateLimiter, retryAfterSeconds } from "@/lib/rate-limit";
+import { createRateLimiter } from "@/lib/rate-limit/limiters";
+import { MemorySlidingWindow } from "@/lib/rate-limit/memory";
+import { retryAfterSeconds } from "@/lib/rate-limit/types";
 
 const W = 60_000;
 const T0 = 1_700_000_040_000; // a window start: T0 % W === 0

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import { createRateLimiter, createRateLimiters, retryAfterSeconds, type RateLimiter } from "@/lib/rate-limit";
+import { createRateLimiter, createRateLimiters } from "@/lib/rate-limit/limiters";
+import { retryAfterSeconds, type RateLimiter } from "@/lib/rate-limit/types";
 import { serverRedisUrl } from "../support/servers";
 import { startUpstashShim, type UpstashShim } from "../support/upstash-rest-shim";
 

@@ -338,13 +338,13 @@ describe("the API's router behind its host (write preview on)", () => {
   it("reads the query as sent from the front door's header when present (the path through Next.js needs it)", async () => {
     const r = await send("GET", "/public/v1/products?perPage=1", {
       ...auth(),
-      "x-pca-sent-query": "perPage=1&__proto__=1",
+      "x-public-api-sent-query": "perPage=1&__proto__=1",
     });
     expect(r.status).toBe(400);
     expect(r.json.message).toContain("« __proto__ »");
     const ok = await send("GET", "/public/v1/products?perPage=1", {
       ...auth(),
-      "x-pca-sent-query": "perPage=2",
+      "x-public-api-sent-query": "perPage=2",
     });
     expect(ok.status).toBe(200);
     expect((ok.json.pagination as { perPage: number }).perPage).toBe(2);

@@ -1,8 +1,8 @@
 // Issue 22, item 3: one process state for two copies of the code. npm start's server imports the API from its own
-// bundle (.next/pca/server.mjs, compiled by esbuild from lib/), while the console runs from Next.js' compilation of
-// the same sources; both reach the one runtime on globalThis (lib/runtime.ts, Symbol.for). Here the bundle is built
-// and imported beside the sources in one process: a key revoked by the console's code (the sources) is refused by
-// the bundle's very next call, and the bundle's answers fill the page cache the sources' runtime holds.
+// bundle (.next/server-bundle/server.mjs, compiled by esbuild from lib/), while the console runs from Next.js'
+// compilation of the same sources; both reach the one runtime on globalThis (lib/runtime.ts, Symbol.for). Here the
+// bundle is built and imported beside the sources in one process: a key revoked by the console's code (the sources)
+// is refused by the bundle's very next call, and the bundle's answers fill the page cache the sources' runtime holds.
 import { mkdirSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,7 +18,7 @@ import { setupApi, type ApiFixture } from "../support/api";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 // Inside the project, so that the bundle's npm imports resolve to its node_modules.
-const OUT = path.join(ROOT, "node_modules", ".cache", `pca-one-runtime-${process.pid}`);
+const OUT = path.join(ROOT, "node_modules", ".cache", `server-bundle-one-runtime-${process.pid}`);
 
 describe("the API of npm start's bundle and the console of Next.js share one runtime", () => {
   let fx: ApiFixture;
@@ -29,7 +29,9 @@ describe("the API of npm start's bundle and the console of Next.js share one run
     fx = await setupApi("pglite");
     mkdirSync(OUT, { recursive: true });
     await buildServerModules(ROOT, OUT);
-    const bundle = (await import(pathToFileURL(path.join(OUT, ".next", "pca", "server.mjs")).href)) as {
+    const bundle = (await import(
+      pathToFileURL(path.join(OUT, ".next", "server-bundle", "server.mjs")).href
+    )) as {
       publicApiHost(): (req: http.IncomingMessage, res: http.ServerResponse, url: string) => void;
     };
     const host = bundle.publicApiHost();

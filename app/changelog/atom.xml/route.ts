@@ -1,4 +1,4 @@
-import { changelogFeedResponse } from "@/lib/portal/changelog";
+import { changelogFeedResponse } from "@/lib/portal/changelog-reader";
 
 export const dynamic = "force-dynamic";
 

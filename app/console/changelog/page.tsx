@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { formatChangelogDay } from "@/components/changelog-entry";
-import { listEditorEntries } from "@/lib/console/changelog";
+import { listEditorEntries } from "@/lib/console/changelog-editor";
 import { getConsoleUser } from "@/lib/console/session";
 import { getRuntime } from "@/lib/runtime";
 import { DataTable } from "@/components/data-table";

@@ -4,7 +4,7 @@ import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
-import { ConsoleError } from "@/lib/console/errors";
+import { ConsoleError } from "@/lib/console/console-errors";
 import { listOrgAudit } from "@/lib/console/keys";
 import { getConsoleUser } from "@/lib/console/session";
 import { getRuntime } from "@/lib/runtime";

@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { KeysManager } from "@/components/console/keys-manager";
-import { ConsoleError } from "@/lib/console/errors";
+import { ConsoleError } from "@/lib/console/console-errors";
 import { csrfTokenFor } from "@/lib/console/http";
 import { GRACE_OPTIONS, keyScopeChoices, listOrgKeys } from "@/lib/console/keys";
 import { getConsoleUser } from "@/lib/console/session";

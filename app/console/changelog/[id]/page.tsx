@@ -5,11 +5,11 @@ import { notFound, redirect } from "next/navigation";
 import { ChangelogEditor } from "@/components/console/changelog-editor";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
-import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog";
-import { ConsoleError } from "@/lib/console/errors";
+import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog-editor";
+import { ConsoleError } from "@/lib/console/console-errors";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
-import { CHANGE_TYPES } from "@/lib/portal/changelog";
+import { CHANGE_TYPES } from "@/lib/portal/changelog-reader";
 import { getRuntime } from "@/lib/runtime";
 
 export const metadata: Metadata = { title: "Changelog entry" };

@@ -3,10 +3,10 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { ChangelogEditor } from "@/components/console/changelog-editor";
-import { changelogEndpointPaths } from "@/lib/console/changelog";
+import { changelogEndpointPaths } from "@/lib/console/changelog-editor";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
-import { CHANGE_TYPES } from "@/lib/portal/changelog";
+import { CHANGE_TYPES } from "@/lib/portal/changelog-reader";
 import { getRuntime } from "@/lib/runtime";
 
 export const metadata: Metadata = { title: "New changelog entry" };

@@ -3,16 +3,21 @@
 // from the database on every request): anyone else gets 403 before the input is even read. Each change and its
 // audit event (`changelog.*`, no organization, details: the entry's id and title) are written in one transaction;
 // an entry's history is its audit events. The portal, its feeds and the editor's preview read the same rows through
-// lib/portal/changelog.ts.
+// lib/portal/changelog-reader.ts.
 import { z } from "zod";
 import type { Executor, Queryable } from "@/db/client";
 import { ID_PREFIX, newId } from "@/db/schema";
-import { CHANGE_TYPES, getChangelogEntry, listChangelog, type ChangelogEntry } from "@/lib/portal/changelog";
+import {
+  CHANGE_TYPES,
+  getChangelogEntry,
+  listChangelog,
+  type ChangelogEntry,
+} from "@/lib/portal/changelog-reader";
 import { slugify } from "@/lib/portal/markdown";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import type { Runtime } from "@/lib/runtime";
 import { listStaffAuditForTarget, recordAudit, type AuditAction, type AuditEvent } from "./audit";
-import { ConsoleError } from "./errors";
+import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 
 // The signed-in user as the editor's checks need it.
@@ -72,16 +77,16 @@ export interface EditorEntry {
   history: AuditEvent[];
 }
 
-let endpointCache: { baseUrl: string; paths: string[] } | undefined;
-
-// The paths an entry may name: those of the OpenAPI document this server publishes.
+// The paths an entry may name: those of the OpenAPI document this server publishes (kept by the runtime, per base
+// URL).
 export function changelogEndpointPaths(rt: Runtime): string[] {
   const { baseUrl } = rt.config;
-  if (endpointCache?.baseUrl !== baseUrl) {
+  const cache = rt.changelogEndpoints;
+  if (cache.value?.baseUrl !== baseUrl) {
     const doc = buildOpenApiDocument(baseUrl) as { paths: Record<string, unknown> };
-    endpointCache = { baseUrl, paths: Object.keys(doc.paths) };
+    cache.value = { baseUrl, paths: Object.keys(doc.paths) };
   }
-  return endpointCache.paths;
+  return cache.value.paths;
 }
 
 // Throws 403 unless the user is on the product team.

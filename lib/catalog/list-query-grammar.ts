@@ -1,16 +1,45 @@
-// The language of list queries: each parameter's zod schema (validation and documentation at once) and the French
-// text of what it expects, so that every refusal names the parameter. lib/public-api parses URLs with it and
-// documents it; each catalog resource defines its query from these builders, beside its sort table.
+// The grammar of query strings (page, perPage, q, sort, filters, updatedSince…): each parameter's zod schema
+// (validation and documentation at once) and what it accepts, so that every refusal names the parameter and what it
+// expects. Each catalog resource defines its query from these builders, beside its sort table; lib/public-api parses
+// URLs with it, documents it, and words its refusals (in French, lib/public-api/query-messages.ts).
 import { z } from "zod";
 import type { SortKey } from "./sql";
 
-// One query parameter: its zod schema (validation and documentation at once) and the French text of what it expects.
+// What a valid value of a parameter looks like: the 400 message that names the parameter says it.
+export type Accepts =
+  | { kind: "integer"; min: number; max: number }
+  /** Any text up to `max` characters, the empty one included. */
+  | { kind: "text"; max: number }
+  | { kind: "nonEmptyText"; max: number }
+  | { kind: "id"; max: number }
+  | { kind: "boolean" }
+  | { kind: "valueList"; values: readonly string[] }
+  | { kind: "sort"; fields: readonly string[] }
+  | { kind: "instant"; example: string };
+
+// Why a value that has the parameter's form was refused (the `params` of the zod issue the schema raises).
+export type Refusal =
+  /** A sort key that is not `field.asc` or `field.desc`. */
+  | { refusal: "sortFormat"; token: string; fields: readonly string[] }
+  | { refusal: "sortFieldUnknown"; field: string; fields: readonly string[] }
+  | { refusal: "sortFieldRepeated"; field: string }
+  /** Not an ISO 8601 date and time with a time zone, or one that does not exist. */
+  | { refusal: "instantFormat"; example: string }
+  | { refusal: "instantRange"; from: string; to: string; example: string };
+
+// Raises a refusal as a zod issue of the value being parsed.
+function refuse(ctx: z.RefinementCtx, refusal: Refusal): typeof z.NEVER {
+  ctx.addIssue({ code: "custom", message: refusal.refusal, params: refusal });
+  return z.NEVER;
+}
+
+// One query parameter: its zod schema (validation and documentation at once) and what it accepts.
 export interface ParamDef<S extends z.ZodType = z.ZodType> {
   schema: S;
   /** What the parameter does (OpenAPI description). */
   description: string;
-  /** French: what a valid value looks like, used in the 400 message that names the parameter. */
-  expected: string;
+  /** What a valid value looks like, said by the 400 message that names the parameter. */
+  accepts: Accepts;
   /** Comma-separated list; repeated parameters are merged. */
   array?: boolean;
   /** Boolean carried as the strings true/false. */
@@ -60,7 +89,7 @@ export const pageParam = {
   schema: intSchema(1, 10_000_000, 1),
   description:
     "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
-  expected: "entier de 1 à 10000000 attendu",
+  accepts: { kind: "integer", min: 1, max: 10_000_000 },
   example: "1",
 } satisfies ParamDef;
 
@@ -68,7 +97,7 @@ export const pageParam = {
 export const perPageParam = {
   schema: intSchema(1, 100, 20),
   description: "Maximum number of items per page (1 to 100).",
-  expected: "entier de 1 à 100 attendu",
+  accepts: { kind: "integer", min: 1, max: 100 },
   example: "20",
 } satisfies ParamDef;
 
@@ -81,7 +110,7 @@ export function qParam(fields: string[]) {
       .transform((v) => v.replace(/[\u0000-\u001f\u007f]/g, " ").trim())
       .optional(),
     description: `Free-text search, case- and accent-insensitive substring ("creme" finds "Crème"), in: ${fields.join(", ")}. At most 200 characters.`,
-    expected: "texte de 200 caractères au plus attendu",
+    accepts: { kind: "text", max: 200 },
     example: "chaise",
   } satisfies ParamDef;
 }
@@ -109,31 +138,17 @@ export function sortParam<F extends string>(fields: readonly F[]) {
         for (const part of value.split(",")) {
           const token = part.trim();
           const m = /^([A-Za-z]+)\.(asc|desc)$/.exec(token);
-          if (!m) {
-            ctx.addIssue({
-              code: "custom",
-              message: `« ${token} » n'est pas au format champ.asc ou champ.desc (champs triables : ${fields.join(", ")})`,
-            });
-            return z.NEVER;
-          }
+          if (!m) return refuse(ctx, { refusal: "sortFormat", token, fields });
           const [, field, order] = m as unknown as [string, F, "asc" | "desc"];
-          if (!allowed.has(field)) {
-            ctx.addIssue({
-              code: "custom",
-              message: `champ « ${field} » non triable (champs triables : ${fields.join(", ")})`,
-            });
-            return z.NEVER;
-          }
-          if (keys.some((k) => k.field === field)) {
-            ctx.addIssue({ code: "custom", message: `champ « ${field} » présent plusieurs fois` });
-            return z.NEVER;
-          }
+          if (!allowed.has(field)) return refuse(ctx, { refusal: "sortFieldUnknown", field, fields });
+          if (keys.some((k) => k.field === field))
+            return refuse(ctx, { refusal: "sortFieldRepeated", field });
           keys.push({ field, order });
         }
         return keys;
       }),
     description: `Sort order: \`field.asc\` or \`field.desc\`, several separated by commas. Sortable fields: ${fields.join(", ")}. Default \`updatedAt.desc\`; \`id\` is always the last tie-breaker, so pages never overlap.`,
-    expected: `format champ.asc ou champ.desc attendu (champs triables : ${fields.join(", ")})`,
+    accepts: { kind: "sort", fields },
     example: `${fields[0]}.asc`,
   } satisfies ParamDef;
 }
@@ -143,7 +158,7 @@ export function idParam(description: string) {
   return {
     schema: z.string().min(1).max(ID_MAX).regex(NO_CONTROL).optional(),
     description,
-    expected: `identifiant non vide de ${ID_MAX} caractères au plus attendu`,
+    accepts: { kind: "id", max: ID_MAX },
   } satisfies ParamDef;
 }
 
@@ -155,7 +170,7 @@ export function boolParam(description: string) {
       .transform((v) => v === "true")
       .optional(),
     description,
-    expected: "true ou false attendu",
+    accepts: { kind: "boolean" },
     boolean: true,
     example: "true",
   } satisfies ParamDef;
@@ -173,7 +188,7 @@ export function enumListParam<const V extends readonly [string, ...string[]]>(
       .max(values.length * 4)
       .optional(),
     description: `${description} Comma-separated; repeated parameters are merged. Allowed: ${values.join(", ")}.`,
-    expected: `liste de valeurs séparées par des virgules parmi ${values.join(", ")} attendue`,
+    accepts: { kind: "valueList", values },
     array: true,
     example: values.slice(0, 2).join(","),
   } satisfies ParamDef;
@@ -184,7 +199,7 @@ export function textParam(description: string, max = 200) {
   return {
     schema: z.string().min(1).max(max).regex(NO_CONTROL).optional(),
     description,
-    expected: `texte non vide de ${max} caractères au plus attendu`,
+    accepts: { kind: "nonEmptyText", max },
   } satisfies ParamDef;
 }
 
@@ -195,10 +210,11 @@ const ISO_WITH_ZONE =
 // The instants updatedSince takes, in UTC: the years 0001 to 9999, the range of the API's timestamps. Postgres refuses
 // year 0 and year 10000 (which a time zone can reach from 0001-01-01 or 9999-12-31, and which JavaScript writes as
 // "0000-…" and "+010000-…"): outside this range a value was a 500 on every list.
-const UPDATED_SINCE_MIN = Date.parse("0001-01-01T00:00:00.000Z");
-const UPDATED_SINCE_MAX = Date.parse("9999-12-31T23:59:59.999Z");
+const UPDATED_SINCE_FROM = "0001-01-01T00:00:00Z";
+const UPDATED_SINCE_TO = "9999-12-31T23:59:59.999Z";
+const UPDATED_SINCE_MIN = Date.parse(UPDATED_SINCE_FROM);
+const UPDATED_SINCE_MAX = Date.parse(UPDATED_SINCE_TO);
 const UPDATED_SINCE_EXAMPLE = "2026-06-07T09:30:12.345Z";
-const UPDATED_SINCE_EXPECTED = `date et heure ISO 8601 avec fuseau horaire attendue (ex. ${UPDATED_SINCE_EXAMPLE})`;
 
 // The instant a well-formed value names, in milliseconds since the epoch, or undefined when it is not one (a day or
 // hour that does not exist: 2031-02-30, 24:00, a zone offset past 23:59).
@@ -220,23 +236,21 @@ function instantOf(v: string): number | undefined {
 
 // updatedSince: items whose updatedAt is at or after this instant (inclusive, to the millisecond). Parsed to the
 // UTC form of the API's timestamps, so that one instant written in two time zones is one query (and one ETag). Every
-// refusal is in French and names the expected form with an example.
+// refusal names the expected form with an example.
 export const updatedSinceParam = {
   schema: z
     .string()
     .max(40)
     .transform((v, ctx) => {
       const at = instantOf(v);
-      if (at === undefined) {
-        ctx.addIssue({ code: "custom", message: UPDATED_SINCE_EXPECTED });
-        return z.NEVER;
-      }
+      if (at === undefined) return refuse(ctx, { refusal: "instantFormat", example: UPDATED_SINCE_EXAMPLE });
       if (at < UPDATED_SINCE_MIN || at > UPDATED_SINCE_MAX) {
-        ctx.addIssue({
-          code: "custom",
-          message: `instant compris entre 0001-01-01T00:00:00Z et 9999-12-31T23:59:59.999Z en UTC attendu, en ISO 8601 avec fuseau horaire (ex. ${UPDATED_SINCE_EXAMPLE})`,
+        return refuse(ctx, {
+          refusal: "instantRange",
+          from: UPDATED_SINCE_FROM,
+          to: UPDATED_SINCE_TO,
+          example: UPDATED_SINCE_EXAMPLE,
         });
-        return z.NEVER;
       }
       return new Date(at).toISOString();
     })
@@ -244,7 +258,7 @@ export const updatedSinceParam = {
     .meta({ format: "date-time" }),
   description:
     "Only items whose `updatedAt` is at or after this instant (inclusive, to the millisecond): an ISO 8601 date and time with a time zone, e.g. `2026-06-07T09:30:12.345Z` or `2026-06-07T11:30:12.345+02:00`, within the years 0001 to 9999 in UTC. Combines with every other parameter.",
-  expected: UPDATED_SINCE_EXPECTED,
+  accepts: { kind: "instant", example: UPDATED_SINCE_EXAMPLE },
   example: UPDATED_SINCE_EXAMPLE,
 } satisfies ParamDef;
 

@@ -1,5 +1,6 @@
-// The modules of our own that the production server (scripts/serve.mjs) imports, compiled once at build time into
-// .next/pca/server.mjs (scripts/lib/build.ts): the front door, and the public API's router hosted on node:http.
+// The entry of the server bundle: the modules of our own that the production server (scripts/serve.mjs) imports,
+// compiled once at build time into .next/server-bundle/server.mjs (scripts/lib/build.ts): the front door, and the
+// public API's router hosted on node:http.
 // The router's state lives in the runtime on globalThis (lib/runtime.ts), so the API served from this module and
 // the console served by Next.js' copy of the same sources share one key cache, page cache and limiter.
 import { publicApi } from "@/lib/public-api/router";

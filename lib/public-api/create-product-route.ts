@@ -1,5 +1,5 @@
 import { draftProduct, insertProduct, prepareProduct } from "@/lib/catalog/create-product";
-import { boolParam, defineQuery } from "@/lib/catalog/query";
+import { boolParam, defineQuery } from "@/lib/catalog/list-query-grammar";
 import type { CreatedProduct } from "@/lib/catalog/schemas";
 import { WRITE_SCOPE } from "@/lib/keys/scopes";
 import { getRuntime } from "@/lib/runtime";

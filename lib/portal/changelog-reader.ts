@@ -1,3 +1,5 @@
+// The changelog as it is read: its entries (the published ones for the portal, its feeds and its search; the drafts
+// too for the console's editor, lib/console/changelog-editor.ts) and the RSS and Atom feeds built from them.
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { Feed } from "feed";

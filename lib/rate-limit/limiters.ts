@@ -1,17 +1,11 @@
+// Builds the rate limiters: one on the back end the configuration selects (createRateLimiter), and the process's set
+// sharing one connection (createRateLimiters, held by the runtime). What a limiter is: ./types.ts.
 import { Redis as UpstashRedis } from "@upstash/redis";
 import type { Config } from "@/lib/config";
 import { IoredisUpstashAdapter, createIoredisClient } from "./ioredis-adapter";
 import { MemorySlidingWindow } from "./memory";
 import { IncidentLog, RemoteLimiter } from "./remote";
 import type { RateLimiter } from "./types";
-
-export {
-  RateLimiterUnavailableError,
-  retryAfterSeconds,
-  type RateLimiter,
-  type RateLimitResult,
-} from "./types";
-export { MemorySlidingWindow } from "./memory";
 
 // Limits of one limiter: key prefix in Redis, requests allowed per window, window length.
 export interface RateLimiterOptions {
