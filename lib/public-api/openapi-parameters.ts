@@ -3,7 +3,7 @@ import { IF_NONE_MATCH_MAX } from "./conditional";
 import { EXAMPLE_ETAG } from "./openapi-headers";
 import { jsonSchema, type Json } from "./openapi-json-schema";
 
-// A query parameter of an operation, documented from its definition (lib/catalog/query.ts).
+// A query parameter of an operation, documented from its definition (lib/catalog/list-query-grammar.ts).
 export function parameter(name: string, p: ParamDef): Json {
   let schema = jsonSchema(p.schema, "input");
   if (p.boolean) schema = { type: "boolean" };
