@@ -429,7 +429,13 @@ function summarize(r: AutocannonResult, expected: number): Measure {
 async function openLoopProcess(opts: Parameters<typeof openLoop>[0]): Promise<OpenLoopResult> {
   const child = spawn(
     process.execPath,
-    ["--conditions=react-server", "--import", "tsx", path.join(ROOT, "bench/open-loop.ts"), JSON.stringify(opts)],
+    [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      path.join(ROOT, "bench/open-loop.ts"),
+      JSON.stringify(opts),
+    ],
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "inherit"],

@@ -3,7 +3,7 @@ import { isoSql } from "@/db/schema";
 import type { CatalogContext } from "./context";
 import { UnknownReferenceError } from "./catalog-errors";
 import { readList, type ListResult } from "./list";
-import { searchWalks } from "./search-walk";
+import { filterWalks, searchWalks } from "./search-walk";
 import { defineQuery, idParam, listParams, type QueryOf } from "./list-query-grammar";
 import type { Product } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
@@ -15,6 +15,14 @@ export const PRODUCT_SORTS = {
   status: { column: "p.status", cast: "text" },
   updatedAt: { column: "p.updated_at", cast: "timestamptz" },
 } as const satisfies SortColumns;
+// The same orders as expressions no index holds (`|| ''` keeps a text's collation and order): a page sorted by one
+// reads the filter's matches by the filter's index, then sorts them (see filterWalks).
+const UNINDEXED_PRODUCT_SORTS = Object.fromEntries(
+  Object.entries(PRODUCT_SORTS).map(([field, s]) => [
+    field,
+    { ...s, column: s.cast === "text" ? `(${s.column} || '')` : `(${s.column} + interval '0 s')` },
+  ]),
+) as unknown as typeof PRODUCT_SORTS;
 // Sorts that an index (org_id, column, id) serves in order, so a search may walk it (see searchWalks).
 const WALKABLE_SORTS = new Set(["updatedAt", "label", "status"]);
 
@@ -74,6 +82,20 @@ export async function listProducts(
     WALKABLE_SORTS.has(single.field) &&
     searchWalks(ctx, "products", count, new Where("p.org_id", orgId).count("products p"), q.page * q.perPage);
   const where = walk ? filters("walk") : counted;
+  // A family, a category or an updatedSince window sorted by another column than updatedAt (whose order their
+  // indexes hold): walked along the sort's index only when the matches are common enough, else read first.
+  const readMatchesFirst =
+    !q.q &&
+    !!(q.familyId || q.categoryId || q.updatedSince) &&
+    !!single &&
+    single.field !== "updatedAt" &&
+    !(await filterWalks(
+      ctx,
+      "products",
+      count,
+      new Where("p.org_id", orgId).count("products p"),
+      q.page * q.perPage,
+    ));
 
   let label = "coalesce(nullif(p.label, ''), p.identifier)";
   let channelKnown = "";
@@ -100,7 +122,7 @@ export async function listProducts(
         ${isoSql("p.updated_at")} as updated_at${channelKnown}`,
       where,
       count,
-      order: orderBy(q.sort, PRODUCT_SORTS, "p.id"),
+      order: orderBy(q.sort, readMatchesFirst ? UNINDEXED_PRODUCT_SORTS : PRODUCT_SORTS, "p.id"),
       seek: single
         ? {
             column: PRODUCT_SORTS[single.field].column,
