@@ -727,7 +727,7 @@ async function main(): Promise<void> {
   // The mix: a sample of drawn requests answered alike by both paths of the app and the floor.
   for (const s of list.filter((x) => x.mix)) {
     const draw = mixDrawer(s.mix!, 1);
-    const statuses: Record<number, number> = {};
+    const failures: string[] = [];
     for (let i = 0; i < MIX_SAMPLE; i++) {
       const d = draw();
       const get = async (port: number) => {
@@ -737,14 +737,12 @@ async function main(): Promise<void> {
         return { status: res.status, body: await res.text() };
       };
       const [a, n, f] = await Promise.all([get(PORTS.app), get(PORTS.appNext), get(PORTS.floor)]);
-      statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-      if (a.status !== 200 || a.body !== n.body || f.status !== 200) {
-        throw new Error(`${s.name}: ${d.path}: app ${a.status}, Next ${n.status}, floor ${f.status}`);
-      }
       const data = (body: string) => JSON.stringify((JSON.parse(body) as { data: unknown }).data);
-      if (data(a.body) !== data(f.body))
-        throw new Error(`${s.name}: ${d.path}: the app and the floor disagree`);
+      if (a.status !== 200 || a.body !== n.body || f.status !== 200) {
+        failures.push(`${d.path}: app ${a.status}, Next ${n.status}, floor ${f.status}`);
+      } else if (data(a.body) !== data(f.body)) failures.push(`${d.path}: the app and the floor disagree`);
     }
+    if (failures.length) throw new Error(`${s.name}:\n  ${failures.join("\n  ")}`);
     log(`${s.name}: ${MIX_SAMPLE} drawn requests answered alike by both paths and the floor`);
   }
 
