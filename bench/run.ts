@@ -372,6 +372,9 @@ interface Measure {
   pageCacheHits?: number;
 }
 
+// The path a scenario's load generators start from (the mix draws each request's own).
+const urlPath = (s: Scenario) => (s.mix ? "/public/v1/products" : s.path);
+
 // The requests of a run: one per key in rotation, each counting the page cache's answers.
 function requestsFor(s: Scenario, mainKey: string) {
   if (s.mix) {
@@ -404,7 +407,7 @@ async function cannon(
   opts: Record<string, unknown>,
 ): Promise<AutocannonResult> {
   return autocannon({
-    url: `${base}${s.path}`,
+    url: `${base}${urlPath(s)}`,
     headers: { authorization: `Bearer ${mainKey}`, ...s.headers },
     requests: requestsFor(s, mainKey),
     ...opts,
@@ -470,7 +473,7 @@ async function saturate(base: string, s: Scenario, mainKey: string, pid: number)
 async function fixedLoad(base: string, s: Scenario, mainKey: string, rate = RATE): Promise<Measure> {
   await new Promise((r) => setTimeout(r, 2_000));
   const r = await openLoopProcess({
-    url: `${base}${s.path}`,
+    url: `${base}${urlPath(s)}`,
     ...(s.mix ? { mixFile: MIX_FILE, seed: Date.now() } : {}),
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
     headers: s.headers,
