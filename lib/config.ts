@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { DbDriver } from "@/db/client";
+import { PREVIEW_FEATURES, parsePreviewList, type PreviewFeature } from "@/lib/preview";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], {
@@ -61,6 +62,14 @@ export const configSchema = z.object({
   /** The page cache of list answers (issue 15): most entries and most bytes per instance; 0 entries: off. */
   PAGE_CACHE_MAX_ENTRIES: int(0, 1_000_000).default(5_000),
   PAGE_CACHE_MAX_BYTES: int(0, 4_294_967_296).default(64 * 1024 * 1024),
+  /** Preview features on, by name: `all`, `none`, or a list such as `writes,details` (DESIGN §5). */
+  PUBLIC_API_PREVIEW: z
+    .string()
+    .refine((v) => "features" in parsePreviewList(v), {
+      error: `expected all, none or a comma-separated list of ${PREVIEW_FEATURES.join(", ")}`,
+    })
+    .optional(),
+  /** The first switch, kept as an alias: true turns on the `writes` preview feature. */
   PUBLIC_API_WRITE_PREVIEW: bool.default(false),
   AUTH_SECRET: z.string().min(32, { error: "expected at least 32 characters" }).optional(),
   /** OpenID Connect sign-in for the console: issuer, client id and secret go together (all three or none). */
@@ -79,6 +88,8 @@ export type Config = z.infer<typeof configSchema> & {
   baseUrl: string;
   /** Which database driver the configuration selects. */
   dbDriver: DbDriver;
+  /** The preview features on (PUBLIC_API_PREVIEW, and `writes` if PUBLIC_API_WRITE_PREVIEW), in their order. */
+  preview: readonly PreviewFeature[];
 };
 
 // A configuration value that stops start-up; its message names the variable.
@@ -133,7 +144,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const baseUrl = (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, "");
   const dbDriver = c.DATABASE_URL ? "pg" : c.POSTGRES_URL ? "vercel" : "pglite";
-  return { ...c, baseUrl, dbDriver };
+  const listed = c.PUBLIC_API_PREVIEW ? parsePreviewList(c.PUBLIC_API_PREVIEW) : { features: [] };
+  const named = "features" in listed ? listed.features : [];
+  const preview = PREVIEW_FEATURES.filter(
+    (f) => named.includes(f) || (f === "writes" && c.PUBLIC_API_WRITE_PREVIEW),
+  );
+  return { ...c, baseUrl, dbDriver, preview };
 }
 
 // The configuration parsed from process.env, kept at module level on purpose rather than in the runtime: getRuntime()

@@ -8,6 +8,7 @@ import {
   validateScopes,
 } from "../lib/keys/store";
 import { loadConfig, type Config } from "../lib/config";
+import { previewOn } from "../lib/preview";
 import { READ_SCOPES, WRITE_SCOPE, type Scope } from "../lib/keys/scopes";
 import { CliError, runCli, UsageError } from "./lib/cli";
 import { orgOrFail, withDatabase } from "./lib/database";
@@ -26,7 +27,7 @@ Commands:
       Scopes default to all read scopes: ${READ_SCOPES.join(", ")}.${
         writePreview
           ? `
-      The write preview is on (PUBLIC_API_WRITE_PREVIEW): --scopes may also name ${WRITE_SCOPE},
+      The writes preview feature is on (PUBLIC_API_PREVIEW=writes): --scopes may also name ${WRITE_SCOPE},
       which lets the key create products (never granted by default).`
           : ""
       }
@@ -88,7 +89,7 @@ async function create(config: Config, values: ReturnType<typeof parse>["values"]
     scopes =
       values.scopes === undefined
         ? undefined
-        : validateScopes(values.scopes.split(","), config.PUBLIC_API_WRITE_PREVIEW);
+        : validateScopes(values.scopes.split(","), previewOn("writes", config));
   } catch (err) {
     if (err instanceof InvalidScopeError) throw new UsageError(err.message);
     throw err;
@@ -103,7 +104,7 @@ async function create(config: Config, values: ReturnType<typeof parse>["values"]
         name: values.name ?? "CLI key",
         scopes,
         expiresAt,
-        allowWrite: config.PUBLIC_API_WRITE_PREVIEW,
+        allowWrite: previewOn("writes", config),
       });
     } catch (err) {
       if (err instanceof InvalidScopeError) throw new UsageError(err.message);
@@ -175,7 +176,7 @@ async function main() {
     loadEnvFiles();
     let writePreview = false;
     try {
-      writePreview = loadConfig().PUBLIC_API_WRITE_PREVIEW;
+      writePreview = previewOn("writes", loadConfig());
     } catch {
       // A configuration error is reported by the commands that need it; the help still prints.
     }

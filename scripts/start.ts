@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig, type Config } from "../lib/config";
 import { AuthSecretMissingError, authSecret } from "../lib/console/auth-secret";
-import { previewFeatures, readyBanner } from "./lib/banner";
+import { readyBanner } from "./lib/banner";
 import { buildReason, buildServerModules } from "./lib/build";
 import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib/database";
 import { loadEnvFiles } from "./lib/env";
@@ -126,7 +126,7 @@ async function main() {
     );
     if (ok) {
       const startupMs = performance.now() - t0;
-      const previews = previewFeatures(config);
+      const previews = config.preview;
       console.log(readyBanner({ baseUrl: config.baseUrl, startupMs, buildMs, previews }).join("\n"));
       return;
     }

@@ -104,6 +104,7 @@ describe("loadConfig", () => {
     ["PAGE_CACHE_MAX_ENTRIES", "-1"],
     ["PAGE_CACHE_MAX_BYTES", "1e6"],
     ["PUBLIC_API_WRITE_PREVIEW", "enabled"],
+    ["PUBLIC_API_PREVIEW", "writes,webhook"],
     ["AUTH_SECRET", "too-short"],
     ["AUTH_OIDC_ISSUER", "login.example.com"],
     ["SIGN_IN_FAILURE_LIMIT", "0"],

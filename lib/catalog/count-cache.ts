@@ -89,7 +89,14 @@ export class CountCache {
 // The lists of the catalog, each with its own version per organization (migration 0011): a version moves when
 // something that list's answers show, filter or count changes, and only then (a product created leaves the families'
 // version as it was).
-export const CATALOG_RESOURCES = ["products", "families", "attributes", "categories", "media"] as const;
+export const CATALOG_RESOURCES = [
+  "products",
+  "families",
+  "attributes",
+  "categories",
+  "media",
+  "channels",
+] as const;
 export type CatalogResource = (typeof CATALOG_RESOURCES)[number];
 
 // SQL of the current version of the resource in $2 for the organization in $1 ('0' before its first change): one

@@ -142,6 +142,95 @@ export const productDraftSchema = z
   })
   .strict();
 
+// --- Preview feature `details` (DESIGN §5): one resource read whole, and the channels. ---
+
+const channelId = idOf(ID_PREFIX.channel, "6h7J8k9L0m1N2o3P");
+
+// A media as a value or a product's media refer to it: its id and absolute URLs.
+export const mediaRefSchema = z
+  .object({
+    id: mediaId,
+    mediaUrl: z.url().meta({ example: "https://api.example.com/media/acme/x.png" }),
+    thumbnailUrl: z.url().meta({ example: "https://api.example.com/media/acme/thumbs/x.png" }),
+  })
+  .strict();
+
+// One value of a product, in the shape its attribute's type defines.
+export const productValueSchema = z
+  .union([
+    z.string().meta({ title: "TEXT, TEXTAREA, DATE (YYYY-MM-DD) or SELECT (an option code)" }),
+    z.number().meta({ title: "NUMBER" }),
+    z.boolean().meta({ title: "BOOLEAN" }),
+    z
+      .record(z.string(), z.number())
+      .meta({ title: "PRICE: amount by ISO 4217 currency", example: { EUR: 12.5 } }),
+    z.array(z.string()).meta({ title: "MULTI_SELECT: option codes" }),
+    mediaRefSchema,
+    z.array(mediaRefSchema).meta({ title: "MEDIA: several media" }),
+  ])
+  .meta({ description: "A value, in the shape its attribute's type defines." });
+
+// A product read whole: the list item's fields, when it was created, its values by public attribute code (a
+// scopable value in the channel asked, else the unscoped one) and its public media.
+export const productDetailSchema = productSchema
+  .extend({
+    createdAt: timestamp,
+    values: z.record(z.string(), productValueSchema).meta({
+      description:
+        "Values by attribute code. A scopable attribute's value is the channel's (with `channelId`), else the unscoped one.",
+      example: { sku: "ACM-CHA-000123", name: "Chaise Oslo en chêne", price: { EUR: 129 }, color: "oak" },
+    }),
+    media: z.array(mediaSchema).meta({ description: "The product's public media, in their order." }),
+  })
+  .strict();
+
+// A family read whole: the list item's fields and its attributes, each with whether a product of the family must
+// have a value for it.
+export const familyDetailSchema = familySchema
+  .extend({
+    attributes: z.array(
+      z
+        .object({
+          id: attributeId,
+          code: z.string().meta({ example: "color" }),
+          label: z.string().meta({ example: "Couleur" }),
+          type: z.enum(ATTRIBUTE_TYPES).meta({ example: "SELECT" }),
+          required: z.boolean().meta({ description: "True when a product of this family needs a value." }),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+// One option of a SELECT or MULTI_SELECT attribute: the code a value gives, and its label.
+export const attributeOptionSchema = z
+  .object({
+    code: z.string().meta({ example: "oak" }),
+    label: z.string().meta({ example: "Chêne" }),
+  })
+  .strict();
+
+// An attribute read whole: the list item's fields and, for SELECT and MULTI_SELECT, its options.
+export const attributeDetailSchema = attributeSchema
+  .extend({
+    options: z
+      .array(attributeOptionSchema)
+      .optional()
+      .meta({ description: "SELECT and MULTI_SELECT only: the codes a value may take, in their order." }),
+  })
+  .strict();
+
+// Channel list item.
+export const channelSchema = z
+  .object({
+    id: channelId,
+    code: z.string().meta({ example: "ecommerce" }),
+    label: z.string().meta({ example: "E-commerce" }),
+    locale: z.string().meta({ example: "fr_FR" }),
+    updatedAt: timestamp,
+  })
+  .strict();
+
 export type Product = z.infer<typeof productSchema>;
 export type CreatedProduct = z.infer<typeof createdProductSchema>;
 export type ProductDraft = z.infer<typeof productDraftSchema>;
@@ -150,3 +239,10 @@ export type Attribute = z.infer<typeof attributeSchema>;
 export type Category = z.infer<typeof categorySchema>;
 export type Media = z.infer<typeof mediaSchema>;
 export type Pagination = z.infer<typeof paginationSchema>;
+export type MediaRef = z.infer<typeof mediaRefSchema>;
+export type ProductValue = z.infer<typeof productValueSchema>;
+export type ProductDetail = z.infer<typeof productDetailSchema>;
+export type FamilyDetail = z.infer<typeof familyDetailSchema>;
+export type AttributeOption = z.infer<typeof attributeOptionSchema>;
+export type AttributeDetail = z.infer<typeof attributeDetailSchema>;
+export type Channel = z.infer<typeof channelSchema>;

@@ -3,6 +3,7 @@
 // "not found"), records the audit event in the same transaction, and makes this instance's key cache forget a key
 // whose validity changed, so that a revoked key (or one rolled with no grace) is refused at once here.
 import { z } from "zod";
+import { previewOn } from "@/lib/preview";
 import type { Executor } from "@/db/client";
 import type { Config } from "@/lib/config";
 import {
@@ -44,11 +45,12 @@ export interface ScopeChoice {
   preview: boolean;
 }
 
-// The scopes the create form offers: the five read scopes, checked by default; products:write only while the write
-// preview is on (PUBLIC_API_WRITE_PREVIEW), never checked by default.
-export function keyScopeChoices(config: Pick<Config, "PUBLIC_API_WRITE_PREVIEW">): ScopeChoice[] {
+// The scopes the create form offers: the five read scopes, checked by default; products:write only while the
+// `writes` preview feature is on, never checked by default. (The `details` feature adds no scope: its reads take the
+// scope of the resource read, and channels any read scope.)
+export function keyScopeChoices(config: Pick<Config, "preview">): ScopeChoice[] {
   const choices: ScopeChoice[] = READ_SCOPES.map((scope) => ({ scope, checked: true, preview: false }));
-  if (config.PUBLIC_API_WRITE_PREVIEW) choices.push({ scope: WRITE_SCOPE, checked: false, preview: true });
+  if (previewOn("writes", config)) choices.push({ scope: WRITE_SCOPE, checked: false, preview: true });
   return choices;
 }
 
@@ -119,7 +121,7 @@ export async function createOrgKey(
     const { org } = await requireRole(tx, user, orgSlug, "admin");
     // Validated after the role check: who may not create learns nothing from the input's errors.
     const { name, scopes, expiresAt } = parseInput(createKeyInputSchema, input);
-    const allowWrite = rt.config.PUBLIC_API_WRITE_PREVIEW;
+    const allowWrite = previewOn("writes", rt.config);
     try {
       validateScopes(scopes, allowWrite);
     } catch (err) {

@@ -68,7 +68,7 @@ export function validateScopes(scopes: readonly string[], allowWrite = false): S
     }
     if (s === WRITE_SCOPE && !allowWrite) {
       throw new InvalidScopeError(
-        `Scope "${WRITE_SCOPE}" exists only when the write preview is on (PUBLIC_API_WRITE_PREVIEW=true)`,
+        `Scope "${WRITE_SCOPE}" exists only when the write preview is on (PUBLIC_API_PREVIEW=writes)`,
       );
     }
   }

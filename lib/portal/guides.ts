@@ -2,6 +2,7 @@ import "server-only";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { getConfig } from "@/lib/config";
+import { previewOn, type PreviewFeature } from "@/lib/preview";
 import { attributeValueSchemas, currencies } from "@/lib/catalog/create-product-schema";
 import { writeIssue } from "@/lib/catalog/write-issues";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
@@ -201,16 +202,16 @@ const PLACEHOLDERS: Record<string, () => string> = {
   writeBodyLimitKb: () => String(WRITE_BODY_LIMIT / 1024),
   idempotencyHours: () => String(IDEMPOTENCY_TTL_HOURS),
   // What POST /public/v1/products does on this server: 405 in V1, the preview when the switch is on.
-  writeStatusShort: () => (getConfig().PUBLIC_API_WRITE_PREVIEW ? "in preview on this server" : "today 405"),
+  writeStatusShort: () => (previewOn("writes", getConfig()) ? "in preview on this server" : "today 405"),
   writeStatusNote: () =>
-    getConfig().PUBLIC_API_WRITE_PREVIEW
-      ? "> **Preview on this server.** `POST /public/v1/products` is switched on here (`PUBLIC_API_WRITE_PREVIEW`): see [Creating products (preview)](/docs/creating-products). Elsewhere it answers **405 Method Not Allowed**, as V1 requires; the contract below may still change."
+    previewOn("writes", getConfig())
+      ? "> **Preview on this server.** `POST /public/v1/products` is switched on here (`PUBLIC_API_PREVIEW=writes`): see [Creating products (preview)](/docs/creating-products). Elsewhere it answers **405 Method Not Allowed**, as V1 requires; the contract below may still change."
       : "> **Not available in V1.** `POST /public/v1/products` answers **405 Method Not Allowed**. The contract below is the target, published so that you can prepare; it may still change.",
 };
 
-// The guides in reading order; each body is lib/portal/guides/<slug>.md. A `writePreview` guide is listed only while
-// the write preview is on (PUBLIC_API_WRITE_PREVIEW).
-const GUIDES: (Omit<Guide, "markdown"> & { writePreview?: boolean })[] = [
+// The guides in reading order; each body is lib/portal/guides/<slug>.md. A guide of a preview feature is listed only
+// while that feature is on.
+const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature })[] = [
   {
     slug: "getting-started",
     title: "Getting started",
@@ -247,7 +248,7 @@ const GUIDES: (Omit<Guide, "markdown"> & { writePreview?: boolean })[] = [
     title: "Creating products (preview)",
     description:
       "Create draft products with POST /public/v1/products: the products:write scope, values by attribute type, errors with details, dryRun and an idempotent retry loop.",
-    writePreview: true,
+    preview: "writes",
   },
   {
     slug: "concepts",
@@ -293,13 +294,15 @@ const SOURCES = new Map(
 
 // The guides of the portal, in reading order (the write preview's only while it is on).
 export function getGuides(): Guide[] {
-  const writePreview = getConfig().PUBLIC_API_WRITE_PREVIEW;
-  return GUIDES.filter((g) => writePreview || !g.writePreview).map(({ slug, title, description }) => ({
-    slug,
-    title,
-    description,
-    markdown: fillPlaceholders(slug, SOURCES.get(slug)!),
-  }));
+  const config = getConfig();
+  return GUIDES.filter((g) => !g.preview || previewOn(g.preview, config)).map(
+    ({ slug, title, description }) => ({
+      slug,
+      title,
+      description,
+      markdown: fillPlaceholders(slug, SOURCES.get(slug)!),
+    }),
+  );
 }
 
 // One guide by slug, or undefined.

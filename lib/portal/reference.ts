@@ -277,14 +277,21 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
     const ok = responses["200"]!;
     const okContent = (ok.content as Record<string, Json>)["application/json"]!;
     const okSchema = okContent.schema as Json;
-    const dataItems = ((okSchema.properties as Record<string, Json>).data!.items as Json) ?? {};
-    const itemRef = String(dataItems.$ref ?? "");
+    // A list's answer is a page of items; an item's (preview `details`) is the item itself.
+    const page = (okSchema.properties as Record<string, Json> | undefined)?.data !== undefined;
+    const itemRef = String(
+      (page ? ((okSchema.properties as Record<string, Json>).data!.items as Json | undefined) : okSchema)
+        ?.$ref ?? "",
+    );
     // 2xx and 3xx (the 304 to If-None-Match) are answers, not errors.
     const errors = errorsOf(responses, (status) => Number(status) < 400);
     const notModified = responses["304"];
     const params = (op.parameters as Json[] | undefined) ?? [];
     out.push({
-      slug: path.replace(/^\/public\/v1\//, "").replace(/[^a-z0-9-]+/gi, "-"),
+      slug: path
+        .replace(/^\/public\/v1\//, "")
+        .replace(/\{([^}]+)\}/g, "$1")
+        .replace(/[^a-z0-9-]+/gi, "-"),
       method: "GET",
       path,
       operationId: String(op.operationId),
@@ -296,7 +303,7 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       headerParams: params.filter((p) => p.in === "header").map(param),
       itemSchemaName: itemRef.split("/").pop() ?? "",
       itemFields: itemRef ? fields(doc, { $ref: itemRef }) : [],
-      paginationFields: fields(doc, (okSchema.properties as Record<string, Json>).pagination!),
+      paginationFields: page ? fields(doc, (okSchema.properties as Record<string, Json>).pagination!) : [],
       exampleResponse: okContent.example as Json,
       errors,
       successHeaders: Object.keys((ok.headers as Json | undefined) ?? {}),
@@ -324,11 +331,11 @@ export interface ReferenceDocument {
 // The reference of the current configuration: the runtime's, rebuilt when the base URL or the write-preview switch
 // has changed.
 function referenceDocument(): ReferenceDocument {
-  const { baseUrl, PUBLIC_API_WRITE_PREVIEW: writePreview } = getConfig();
-  const key = `${writePreview} ${baseUrl}`;
+  const { baseUrl, preview } = getConfig();
+  const key = `${preview.join(",")} ${baseUrl}`;
   const cache = getRuntime().reference;
   if (cache.value?.key !== key) {
-    const doc = buildOpenApiDocument(baseUrl, { writePreview });
+    const doc = buildOpenApiDocument(baseUrl, { preview });
     cache.value = { key, doc, endpoints: endpointsFromDocument(doc) };
   }
   return cache.value;

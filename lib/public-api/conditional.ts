@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { Runtime } from "@/lib/runtime";
@@ -58,6 +59,26 @@ export async function conditionalList(opts: {
       throw err;
     }
     rt.pages.set(tag, bytes);
+  }
+  return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
+}
+
+// An item's answer (a detail: one statement by its id): read, then tagged by a hash of its bytes, so the tag changes
+// exactly when the answer does, whatever changed it (a value, an option, a media file, a family's label); then a 304
+// on If-None-Match, or the body. No page cache: the read is the price of a version read.
+export async function conditionalItem(opts: {
+  request: Request;
+  headers: Headers;
+  run: () => Promise<unknown>;
+}): Promise<Response> {
+  const { request, headers } = opts;
+  const bytes = Buffer.from(JSON.stringify(await opts.run()));
+  headers.set("ETag", `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`);
+  headers.set("Cache-Control", "private, no-cache");
+  headers.set("Vary", "Authorization");
+  if (noneMatchHits(request.headers.get("if-none-match"), headers.get("ETag")!)) {
+    headers.delete("Content-Type");
+    return new Response(null, { status: 304, headers });
   }
   return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
 }

@@ -21,7 +21,8 @@ export interface ListEndpoint<Q = unknown> {
   /** The resource listed (its version per organization keys the list's ETag). */
   name: CatalogResource;
   path: `/public/v1/${string}`;
-  scope: ReadScope;
+  /** The scope required; several: any one of them. */
+  scope: ReadScope | readonly ReadScope[];
   summary: string;
   description: string;
   query: QueryDef<Q>;

@@ -1,4 +1,5 @@
-import { ENDPOINTS } from "./endpoints";
+import { ENDPOINTS, type ListEndpoint } from "./endpoints";
+import { insufficientScope } from "./pipeline";
 import { keyInQueryMessage } from "./authenticate";
 import { IF_NONE_MATCH_MAX, IF_NONE_MATCH_TOO_LONG } from "./conditional";
 import { errorExample, errorResponseDoc } from "./openapi-errors";
@@ -65,17 +66,30 @@ const ITEM_NAMES: Record<keyof typeof ENDPOINTS, string> = {
 
 // The GET operation of one list (ENDPOINTS): its parameters, a page of its items, the 304 and the errors.
 export function listOperation(list: keyof typeof ENDPOINTS): Json {
-  const e = ENDPOINTS[list];
-  const itemName = ITEM_NAMES[list];
-  const example = EXAMPLES[list];
+  return listEndpointOperation(ENDPOINTS[list], ITEM_NAMES[list], EXAMPLES[list]);
+}
+
+// The scope an operation requires, as its description says it ("`a`", or "one of `a`, `b`").
+export function scopeText(scope: ListEndpoint["scope"]): string {
+  return typeof scope === "string" ? `\`${scope}\`` : `one of ${scope.map((s) => `\`${s}\``).join(", ")}`;
+}
+
+// What the document reads of a list endpoint (any query type).
+type DocumentedList = Pick<ListEndpoint, "name" | "scope" | "summary" | "description"> & {
+  query: { params: ListEndpoint["query"]["params"] };
+};
+
+// The GET operation of a list endpoint, its items a component of the document (`itemName`, with an example).
+export function listEndpointOperation(e: DocumentedList, itemName: string, example: Json): Json {
   const params = [...Object.entries(e.query.params).map(([name, p]) => parameter(name, p)), IF_NONE_MATCH];
+  const scopes = typeof e.scope === "string" ? [e.scope] : [...e.scope];
   return {
     operationId: `list${e.name[0]!.toUpperCase()}${e.name.slice(1)}`,
     summary: e.summary,
-    description: `${e.description}\n\nRequired scope: \`${e.scope}\`.`,
+    description: `${e.description}\n\nRequired scope: ${scopeText(e.scope)}.`,
     tags: [itemName === "Media" ? "Media" : `${itemName[0]}${itemName.slice(1)}s`.replace("ys", "ies")],
-    security: [{ bearerAuth: [e.scope] }],
-    "x-required-scope": e.scope,
+    security: [{ bearerAuth: scopes }],
+    "x-required-scope": typeof e.scope === "string" ? e.scope : scopes,
     parameters: params,
     responses: withRateLimitHeaders({
       "200": {
@@ -106,50 +120,64 @@ export function listOperation(list: keyof typeof ENDPOINTS): Json {
           "rate-limit headers as on a 200.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
-      "400": errorResponseDoc(
-        `A query parameter is unknown or invalid, or \`If-None-Match\` is longer than ${IF_NONE_MATCH_MAX} characters; the message names it.`,
-        {
-          ifNoneMatchTooLong: errorExample("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG),
-          invalidPerPage: errorExample(
-            "PUBLIC_API_INVALID_QUERY",
-            "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
-          ),
-          unknownParameter: errorExample(
-            "PUBLIC_API_INVALID_QUERY",
-            `Paramètre « per_page » inconnu. Paramètres acceptés : ${Object.keys(e.query.params).join(", ")}.`,
-          ),
-        },
-      ),
-      "401": errorResponseDoc(
-        "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
-        {
-          missing: errorExample("PUBLIC_API_KEY_MISSING"),
-          keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
-          invalid: errorExample("PUBLIC_API_KEY_INVALID"),
-          expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
-          revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
-        },
-        { "WWW-Authenticate": { schema: { type: "string" }, example: 'Bearer realm="public-api"' } },
-      ),
-      "403": errorResponseDoc(`The key lacks the \`${e.scope}\` scope.`, {
-        insufficientScope: errorExample(
-          "PUBLIC_API_INSUFFICIENT_SCOPE",
-          `La clé API n'a pas le scope « ${e.scope} » requis pour cette ressource.`,
+      ...readErrorResponses(e.scope, Object.keys(e.query.params), {
+        invalidPerPage: errorExample(
+          "PUBLIC_API_INVALID_QUERY",
+          "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
         ),
       }),
-      "429": errorResponseDoc(
-        "Rate limit exceeded; retry after `retryAfter` seconds (also in the Retry-After header).",
-        { rateLimited: errorExample("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, { retryAfter: 12 }) },
-        { ...RATE_LIMIT_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } },
-      ),
-      "500": errorResponseDoc("Unexpected error; nothing internal is disclosed.", {
-        internal: errorExample("PUBLIC_API_INTERNAL_ERROR"),
-      }),
-      "503": errorResponseDoc(
-        "The database or the rate limiter cannot be reached; retry later.",
-        { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
-        { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
-      ),
     }),
+  };
+}
+
+// The error answers every read shares: 400 (with the given examples, an unknown parameter's and If-None-Match's),
+// 401, 403 for the scope, 429, 500 and 503.
+export function readErrorResponses(
+  scope: ListEndpoint["scope"],
+  parameters: readonly string[],
+  invalid: Record<string, Json>,
+): Json {
+  const scopes = typeof scope === "string" ? [scope] : scope;
+  return {
+    "400": errorResponseDoc(
+      `A query parameter is unknown or invalid, or \`If-None-Match\` is longer than ${IF_NONE_MATCH_MAX} characters; the message names it.`,
+      {
+        ifNoneMatchTooLong: errorExample("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG),
+        ...invalid,
+        unknownParameter: errorExample(
+          "PUBLIC_API_INVALID_QUERY",
+          parameters.length
+            ? `Paramètre « per_page » inconnu. Paramètres acceptés : ${parameters.join(", ")}.`
+            : "Paramètre « per_page » inconnu : cette ressource n'accepte aucun paramètre.",
+        ),
+      },
+    ),
+    "401": errorResponseDoc(
+      "The key is missing, invalid, expired or revoked. A key is read from the `Authorization` header only: one sent in the query (`?api_key=…`, `?key=…`, `?access_token=…`) is ignored, and the message says so.",
+      {
+        missing: errorExample("PUBLIC_API_KEY_MISSING"),
+        keyInQuery: errorExample("PUBLIC_API_KEY_MISSING", keyInQueryMessage("api_key")),
+        invalid: errorExample("PUBLIC_API_KEY_INVALID"),
+        expired: errorExample("PUBLIC_API_KEY_EXPIRED"),
+        revoked: errorExample("PUBLIC_API_KEY_REVOKED"),
+      },
+      { "WWW-Authenticate": { schema: { type: "string" }, example: 'Bearer realm="public-api"' } },
+    ),
+    "403": errorResponseDoc(`The key lacks the ${scopeText(scope)} scope.`, {
+      insufficientScope: errorExample("PUBLIC_API_INSUFFICIENT_SCOPE", insufficientScope(scopes).message),
+    }),
+    "429": errorResponseDoc(
+      "Rate limit exceeded; retry after `retryAfter` seconds (also in the Retry-After header).",
+      { rateLimited: errorExample("PUBLIC_API_RATE_LIMIT_EXCEEDED", undefined, { retryAfter: 12 }) },
+      { ...RATE_LIMIT_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+    ),
+    "500": errorResponseDoc("Unexpected error; nothing internal is disclosed.", {
+      internal: errorExample("PUBLIC_API_INTERNAL_ERROR"),
+    }),
+    "503": errorResponseDoc(
+      "The database or the rate limiter cannot be reached; retry later.",
+      { unavailable: errorExample("PUBLIC_API_UNAVAILABLE") },
+      { "Retry-After": { $ref: "#/components/headers/Retry-After" } },
+    ),
   };
 }

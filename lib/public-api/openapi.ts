@@ -1,15 +1,20 @@
 import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
 import {
+  attributeDetailSchema,
   attributeSchema,
   categorySchema,
+  channelSchema,
   createdProductSchema,
+  familyDetailSchema,
   familySchema,
   mediaSchema,
   paginationSchema,
+  productDetailSchema,
   productDraftSchema,
   productSchema,
 } from "@/lib/catalog/schemas";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import type { PreviewFeature } from "@/lib/preview";
 import { ENDPOINTS } from "./endpoints";
 import { errorBodySchema, readErrorBodySchema } from "./api-errors";
 import { createProductOperation } from "./openapi-create-product";
@@ -17,20 +22,21 @@ import { headerComponents } from "./openapi-headers";
 import { componentSchemas, jsonSchema, type Json } from "./openapi-json-schema";
 import { listOperation } from "./openapi-list-operation";
 
-// What the document describes besides V1: the write preview (PUBLIC_API_WRITE_PREVIEW), off by default.
+// What the document describes besides V1: the preview features switched on (none by default).
 export interface OpenApiOptions {
-  writePreview?: boolean;
+  preview?: readonly PreviewFeature[];
 }
 
 // The OpenAPI 3.1 document of the public API, generated from the zod schemas that validate requests. With the
 // write preview off it describes V1 only (the five reads); on, it adds POST /public/v1/products, marked preview.
 export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = {}): Json {
-  const writes = options.writePreview === true;
+  const writes = options.preview?.includes("writes") === true;
   const paths: Json = {};
   for (const name of Object.keys(ENDPOINTS) as (keyof typeof ENDPOINTS)[]) {
     paths[ENDPOINTS[name].path] = { get: listOperation(name) };
   }
   if (writes) (paths[ENDPOINTS.products.path] as Json).post = createProductOperation();
+  const details = options.preview?.includes("details") === true;
   const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
@@ -62,6 +68,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
       { name: "Attributes", description: "Configurable attributes." },
       { name: "Categories", description: "Catalog classification: master and secondary trees." },
       { name: "Media", description: "Publicly exposed images, videos and documents." },
+      ...(details
+        ? [{ name: "Channels", description: "Channels: how scopable values differ (preview)." }]
+        : []),
     ],
     paths,
     components: {
@@ -85,6 +94,14 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
         // and one named Error shadows JavaScript's global Error class in the code that imports it.
         ApiError: jsonSchema(readErrorBodySchema, "output"),
+        ...(details || writes ? { ProductDetail: jsonSchema(productDetailSchema, "output") } : {}),
+        ...(details
+          ? {
+              FamilyDetail: jsonSchema(familyDetailSchema, "output"),
+              AttributeDetail: jsonSchema(attributeDetailSchema, "output"),
+              Channel: jsonSchema(channelSchema, "output"),
+            }
+          : {}),
         ...(writes
           ? {
               ...componentSchemas(createProductSchemaRegistry),

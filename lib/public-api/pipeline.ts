@@ -7,7 +7,7 @@ import type { KeyRecord } from "@/lib/keys/cache";
 import type { Scope } from "@/lib/keys/scopes";
 import { getRuntime } from "@/lib/runtime";
 import { authenticate, limit, rateLimited } from "./authenticate";
-import { checkIfNoneMatch, conditionalList } from "./conditional";
+import { checkIfNoneMatch, conditionalItem, conditionalList } from "./conditional";
 import { errorResponse } from "./error-response";
 import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
@@ -26,6 +26,8 @@ export interface ApiContext<Q> {
   catalog: CatalogContext;
   /** A write's parsed JSON body (undefined for reads). */
   body?: unknown;
+  /** The path's parameters (`id` of /public/v1/products/{id}); empty for a list. */
+  params: Readonly<Record<string, string>>;
 }
 
 // What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201).
@@ -46,16 +48,20 @@ export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
   opts: {
-    scope: Scope;
+    /** The scope required; several: any one of them (channels, readable with any read scope). */
+    scope: Scope | readonly Scope[];
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
     /** A list of this resource: ETag from (organization, the resource's version, path, parsed query), 304 on
      * If-None-Match, page cache. */
     conditional?: CatalogResource;
+    /** An item (a detail): ETag from a hash of its answer, 304 on If-None-Match. */
+    conditionalItem?: boolean;
   },
-): (request: Request) => Promise<Response> {
-  return async (request) => {
+): (request: Request, params?: Readonly<Record<string, string>>) => Promise<Response> {
+  const scopes: readonly Scope[] = typeof opts.scope === "string" ? [opts.scope] : opts.scope;
+  return async (request, params = {}) => {
     const requestId = randomUUID();
     const headers = baseHeaders(requestId);
     const head = request.method === "HEAD";
@@ -71,15 +77,10 @@ export function withPublicApi<Q>(
         setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
         if (!r.success) throw rateLimited(r, now);
       }
-      if (!key.scopes.has(opts.scope)) {
-        throw new PublicApiError(
-          "PUBLIC_API_INSUFFICIENT_SCOPE",
-          `La clé API n'a pas le scope « ${opts.scope} » requis pour cette ressource.`,
-        );
-      }
+      if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
       const url = new URL(request.url);
       const query = parseQuery(sentQuery(request, url), opts.query);
-      if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
+      if (opts.conditional || opts.conditionalItem) checkIfNoneMatch(request.headers.get("if-none-match"));
       const input = opts.jsonBody ? await readJsonBody(request) : undefined;
       const catalog = await rt.catalog();
       const run = () =>
@@ -92,6 +93,7 @@ export function withPublicApi<Q>(
           config: rt.config,
           catalog,
           body: input,
+          params,
         });
       if (opts.conditional) {
         const resource = opts.conditional;
@@ -107,6 +109,7 @@ export function withPublicApi<Q>(
           run,
         });
       }
+      if (opts.conditionalItem) return await conditionalItem({ request, headers, run });
       const body = await run();
       if (body instanceof ApiAnswer) {
         for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
@@ -117,4 +120,15 @@ export function withPublicApi<Q>(
       return errorResponse(err, requestId, headers, head);
     }
   };
+}
+
+// The 403 of a key without the scope a resource requires (one of them, when several are accepted).
+export function insufficientScope(scopes: readonly Scope[]): PublicApiError {
+  const named = scopes.map((s) => `« ${s} »`).join(", ");
+  return new PublicApiError(
+    "PUBLIC_API_INSUFFICIENT_SCOPE",
+    scopes.length === 1
+      ? `La clé API n'a pas le scope ${named} requis pour cette ressource.`
+      : `La clé API n'a aucun des scopes ${named} dont un est requis pour cette ressource.`,
+  );
 }

@@ -11,18 +11,23 @@ import { plainError } from "./error-response";
 import { baseHeaders, preflightResponse } from "./headers";
 import { buildOpenApiDocument } from "./openapi";
 import { withPublicApi } from "./pipeline";
-import { previewOn, type PreviewFeature } from "./preview";
+import { previewOn, type PreviewFeature } from "@/lib/preview";
 
 // The methods an operation may have (HEAD is GET's; OPTIONS, the preflight, is the router's).
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-// One operation: what answers it, and the preview feature it belongs to (absent: V1, always on).
+// The parameters of a resource's path (`{id}` of /public/v1/products/{id}), decoded.
+export type PathParams = Readonly<Record<string, string>>;
+
+// One operation: what answers it, and the preview features it belongs to (absent: V1, always on; several: on while
+// any of them is).
 interface Operation {
-  handle: (request: Request) => Promise<Response>;
-  preview?: PreviewFeature;
+  handle: (request: Request, params: PathParams) => Promise<Response>;
+  preview?: PreviewFeature | readonly PreviewFeature[];
 }
 
-// One resource: its path and its operations by method.
+// One resource: its path (a last segment `{id}` is a parameter) and its operations by method. A resource whose
+// every operation belongs to a preview feature that is off does not exist: 404, as any unknown path.
 interface Resource {
   path: `/public/${string}`;
   operations: Partial<Record<Method, Operation>>;
@@ -32,20 +37,23 @@ interface Resource {
 const METHOD_ORDER: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 // A list endpoint's GET: the pipeline with its scope and query, conditional (ETag, 304, page cache).
-function list<Q>(e: ListEndpoint<Q>): Operation {
-  return { handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: e.name }) };
+function list<Q>(e: ListEndpoint<Q>, preview?: PreviewFeature): Operation {
+  return {
+    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: e.name }),
+    preview,
+  };
 }
 
 // GET /public/v1/openapi.json: the OpenAPI 3.1 document, public (no key), for the portal and code generators; with
 // the write preview on, it includes POST /public/v1/products, marked preview. Built once per (preview, base URL)
 // and kept in the runtime (DESIGN §1: one object holds the process's state).
 async function openApiDocument(request: Request): Promise<Response> {
-  const { baseUrl, PUBLIC_API_WRITE_PREVIEW: writePreview } = getConfig();
+  const { baseUrl, preview } = getConfig();
   const documents = getRuntime().openApiDocuments;
-  const key = `${writePreview} ${baseUrl}`;
+  const key = `${preview.join(",")} ${baseUrl}`;
   let json = documents.get(key);
   if (json === undefined) {
-    json = JSON.stringify(buildOpenApiDocument(baseUrl, { writePreview }));
+    json = JSON.stringify(buildOpenApiDocument(baseUrl, { preview }));
     documents.set(key, json);
   }
   return new Response(request.method === "HEAD" ? null : json, {
@@ -69,7 +77,31 @@ const RESOURCES = {
 // A resource's name, as a route file passes it to publicApi.route.
 export type ResourceName = keyof typeof RESOURCES;
 
-const BY_PATH = new Map<string, Resource>(Object.values(RESOURCES).map((r) => [r.path, r]));
+const ALL: readonly Resource[] = Object.values(RESOURCES);
+const BY_PATH = new Map<string, Resource>(ALL.filter((r) => !r.path.endsWith("}")).map((r) => [r.path, r]));
+// Resources whose last segment is a parameter, by the path before it ("/public/v1/products" for its {id}).
+const BY_PARENT = new Map<string, { resource: Resource; param: string }>(
+  ALL.filter((r) => r.path.endsWith("}")).map((r) => {
+    const cut = r.path.lastIndexOf("/");
+    return [r.path.slice(0, cut), { resource: r, param: r.path.slice(cut + 2, -1) }];
+  }),
+);
+
+// The resource a path names and its parameters: a fixed path, or a parameter's parent and one segment (not empty,
+// decoded; a segment that does not decode names nothing).
+function match(pathname: string): { resource: Resource; params: PathParams } | undefined {
+  const fixed = BY_PATH.get(pathname);
+  if (fixed) return { resource: fixed, params: {} };
+  const cut = pathname.lastIndexOf("/");
+  const parent = BY_PARENT.get(pathname.slice(0, cut));
+  const segment = pathname.slice(cut + 1);
+  if (!parent || segment === "") return undefined;
+  try {
+    return { resource: parent.resource, params: { [parent.param]: decodeURIComponent(segment) } };
+  } catch {
+    return undefined;
+  }
+}
 
 // The handlers a route file exports, one per method Next.js may call.
 export interface RouteHandlers {
@@ -83,11 +115,18 @@ export interface RouteHandlers {
   DELETE: (request: Request) => Promise<Response>;
 }
 
+// Whether any operation of a resource is switched on now.
+function exists(resource: Resource): boolean {
+  return METHOD_ORDER.some((m) => operation(resource, m));
+}
+
 // The operation of a resource's method that is switched on now (HEAD is answered by GET's), else undefined.
 function operation(resource: Resource, method: string): Operation | undefined {
   const op = resource.operations[(method === "HEAD" ? "GET" : method) as Method];
   if (op?.preview === undefined) return op;
-  return previewOn(op.preview, getRuntime().config) ? op : undefined;
+  const config = getRuntime().config;
+  const features = typeof op.preview === "string" ? [op.preview] : op.preview;
+  return features.some((f) => previewOn(f, config)) ? op : undefined;
 }
 
 // A resource's Allow header: the methods of its operations switched on now (`GET, HEAD` on V1, `GET, HEAD, POST` on
@@ -102,10 +141,12 @@ function allowed(resource: Resource): string {
 const preflight = (resource: Resource): Promise<Response> =>
   Promise.resolve(preflightResponse(allowed(resource)));
 
-// Answers a request for a resource: its operation, the preflight, or a 405 naming the methods allowed.
-function dispatch(resource: Resource, request: Request): Promise<Response> {
+// Answers a request for a resource: its operation, the preflight, or a 405 naming the methods allowed (a resource
+// of preview features that are all off: 404).
+function dispatch(resource: Resource, request: Request, params: PathParams): Promise<Response> {
+  if (!exists(resource)) return notFound(request.method);
   const op = operation(resource, request.method);
-  if (op) return op.handle(request);
+  if (op) return op.handle(request, params);
   if (request.method === "OPTIONS") return preflight(resource);
   return Promise.resolve(plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method, allowed(resource)));
 }
@@ -123,13 +164,18 @@ function methods(answer: (request: Request) => Promise<Response>): Omit<RouteHan
 // gives a route file the handlers of the resource Next.js routed to it; `notFound` those of a catch-all route.
 export const publicApi = {
   fetch(request: Request): Promise<Response> {
-    const resource = BY_PATH.get(new URL(request.url).pathname);
-    return resource ? dispatch(resource, request) : notFound(request.method);
+    const found = match(new URL(request.url).pathname);
+    return found ? dispatch(found.resource, request, found.params) : notFound(request.method);
   },
   route(name: ResourceName): RouteHandlers {
     const resource: Resource = RESOURCES[name];
-    const answer = (request: Request) => dispatch(resource, request);
-    return { ...methods(answer), OPTIONS: () => preflight(resource) };
+    // The path's parameters read again from the URL (one rule for both hosts; Next.js matched the same path).
+    const answer = (request: Request) =>
+      dispatch(resource, request, match(new URL(request.url).pathname)?.params ?? {});
+    return {
+      ...methods(answer),
+      OPTIONS: () => (exists(resource) ? preflight(resource) : notFound("OPTIONS")),
+    };
   },
   notFound(): RouteHandlers {
     return { ...methods((request) => notFound(request.method)), OPTIONS: () => notFound("OPTIONS") };

@@ -2,15 +2,33 @@
 // the write preview on, start-up said nothing about it).
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import { previewFeatures, readyBanner } from "@/scripts/lib/banner";
+import { PREVIEW_FEATURE_TEXT } from "@/lib/preview";
+import { readyBanner } from "@/scripts/lib/banner";
 
 const base = { baseUrl: "http://localhost:3000", startupMs: 2345, buildMs: 0 };
 
-describe("previewFeatures", () => {
-  it("names writes while PUBLIC_API_WRITE_PREVIEW is on, nothing otherwise", () => {
-    expect(previewFeatures(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "true" }))).toEqual(["writes"]);
-    expect(previewFeatures(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "false" }))).toEqual([]);
-    expect(previewFeatures(loadConfig({}))).toEqual([]);
+describe("the preview features a configuration turns on (config.preview, what the banner names)", () => {
+  it("names writes while PUBLIC_API_WRITE_PREVIEW (the alias) is on, nothing otherwise", () => {
+    expect(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "true" }).preview).toEqual(["writes"]);
+    expect(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "false" }).preview).toEqual([]);
+    expect(loadConfig({}).preview).toEqual([]);
+  });
+
+  it("reads PUBLIC_API_PREVIEW: names in any order, case and spacing, `all`, `none`; the alias adds writes", () => {
+    expect(loadConfig({ PUBLIC_API_PREVIEW: "details" }).preview).toEqual(["details"]);
+    expect(loadConfig({ PUBLIC_API_PREVIEW: " Details , WRITES " }).preview).toEqual(["writes", "details"]);
+    expect(loadConfig({ PUBLIC_API_PREVIEW: "all" }).preview).toEqual(["writes", "details"]);
+    expect(loadConfig({ PUBLIC_API_PREVIEW: "none" }).preview).toEqual([]);
+    expect(loadConfig({ PUBLIC_API_PREVIEW: "details", PUBLIC_API_WRITE_PREVIEW: "true" }).preview).toEqual([
+      "writes",
+      "details",
+    ]);
+  });
+
+  it("refuses a name it does not know, naming the variable and the features there are", () => {
+    expect(() => loadConfig({ PUBLIC_API_PREVIEW: "details,webhook" })).toThrow(
+      'PUBLIC_API_PREVIEW="details,webhook": expected all, none or a comma-separated list of writes, details',
+    );
   });
 });
 
@@ -22,11 +40,12 @@ describe("readyBanner", () => {
     );
   });
 
-  it("takes a list of names: several, and one it has no description for, printed as named", () => {
+  it("takes several names, each with what it adds", () => {
     const lines = readyBanner({ ...base, previews: ["writes", "details"] });
     expect(lines.at(-1)).toBe(
-      "Preview features on (not part of V1): writes (POST /public/v1/products, scope products:write), details.",
+      `Preview features on (not part of V1): ${PREVIEW_FEATURE_TEXT.writes}, ${PREVIEW_FEATURE_TEXT.details}.`,
     );
+    expect(PREVIEW_FEATURE_TEXT.details).toContain("GET /public/v1/products/{id}");
   });
 
   it("says nothing about previews when none is on (V1 as published)", () => {

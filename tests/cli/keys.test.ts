@@ -71,7 +71,7 @@ function keysSuite(label: string, open: () => Promise<Backend>) {
       }
       expect(bad[4]!.stderr).toContain("--expires-in");
       expect(bad[5]!.stderr).toContain('"orders:read"');
-      expect(bad[6]!.stderr).toContain("PUBLIC_API_WRITE_PREVIEW");
+      expect(bad[6]!.stderr).toContain("PUBLIC_API_PREVIEW=writes");
     });
 
     it("refuses an unknown organization with exit code 1 and names it", async () => {

@@ -251,7 +251,7 @@ describe.each(["pglite", "pg"] as const)("console keys on %s", (driver) => {
     const write = await act("create", { body: createBody({ scopes: [...READ_SCOPES, "products:write"] }) });
     expectError(write, 400, "CONSOLE_INVALID");
     expect(write.body.message).toBe(
-      'scopes: Scope "products:write" exists only when the write preview is on (PUBLIC_API_WRITE_PREVIEW=true).',
+      'scopes: Scope "products:write" exists only when the write preview is on (PUBLIC_API_PREVIEW=writes).',
     );
     expectError(await act("create", { body: createBody({ name: " " }) }), 400, "CONSOLE_INVALID");
     expectError(
@@ -397,7 +397,7 @@ describe.each(["pglite", "pg"] as const)("console keys on %s", (driver) => {
   }
 
   it("with the write preview on: products:write is offered unchecked, granted on request, honoured, kept by a roll", async () => {
-    const on = createRuntime({ ...fx.config, PUBLIC_API_WRITE_PREVIEW: true }, fx.db);
+    const on = createRuntime({ ...fx.config, preview: ["writes"] }, fx.db);
     setRuntime(on);
     try {
       expect(keyScopeChoices(on.config)).toEqual([
@@ -450,7 +450,7 @@ describe("the create form's scopes", () => {
 
   it("write preview off: the five read scopes, all checked; nothing about writes", () => {
     const html = renderToStaticMarkup(
-      createElement(ScopeChoices, { choices: keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: false }) }),
+      createElement(ScopeChoices, { choices: keyScopeChoices({ preview: [] }) }),
     );
     expect(boxes(html)).toEqual(READ_SCOPES.map((scope) => ({ scope, checked: true })));
     expect(html).not.toMatch(/write|preview/i);
@@ -458,7 +458,7 @@ describe("the create form's scopes", () => {
 
   it("write preview on: products:write offered last, unchecked and marked preview; the read scopes checked", () => {
     const html = renderToStaticMarkup(
-      createElement(ScopeChoices, { choices: keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: true }) }),
+      createElement(ScopeChoices, { choices: keyScopeChoices({ preview: ["writes"] }) }),
     );
     expect(boxes(html)).toEqual([
       ...READ_SCOPES.map((scope) => ({ scope, checked: true })),
@@ -469,13 +469,13 @@ describe("the create form's scopes", () => {
 
   // Issue 21, row 20: the help text said "All scopes are selected" whatever was checked.
   it("the help text tells what is selected now: all, some, or none", () => {
-    const off = keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: false });
+    const off = keyScopeChoices({ preview: [] });
     expect(scopesHelp(off, new Set(READ_SCOPES))).toMatch(/^All 5 read scopes are selected/);
     expect(scopesHelp(off, new Set(["products:read", "media:read"]))).toBe(
       "Selected: products:read, media:read.",
     );
     expect(scopesHelp(off, new Set())).toBe("No scope is selected: select at least one.");
-    const on = keyScopeChoices({ PUBLIC_API_WRITE_PREVIEW: true });
+    const on = keyScopeChoices({ preview: ["writes"] });
     expect(scopesHelp(on, new Set(READ_SCOPES))).toMatch(/^All 5 read scopes are selected.* products:write/);
     expect(scopesHelp(on, new Set([...READ_SCOPES, WRITE_SCOPE]))).toMatch(/^Selected: .*products:write\./);
     const html = renderToStaticMarkup(createElement(ScopeChoices, { choices: off }));

@@ -15,7 +15,7 @@ import { postProduct, setupWritePreview, type WriteFixture } from "../support/wr
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const DOC = buildOpenApiDocument("http://api.test", { writePreview: true }) as Json;
+const DOC = buildOpenApiDocument("http://api.test", { preview: ["writes"] }) as Json;
 const SCHEMAS = DOC.components.schemas as Record<string, Json>;
 const OPERATION = DOC.paths["/public/v1/products"].post as Json;
 const DOCUMENTED = new Set(Object.keys(OPERATION.responses));

@@ -190,7 +190,7 @@ describe("the write examples are the route's answers", () => {
   let declared: Record<string, string[]>;
   beforeAll(async () => {
     w = await setupWritePreview("pglite");
-    const op = buildOpenApiDocument("http://api.test", { writePreview: true }).paths as Json;
+    const op = buildOpenApiDocument("http://api.test", { preview: ["writes"] }).paths as Json;
     examples = {};
     declared = {};
     for (const r of Object.values(op["/public/v1/products"].post.responses as Json))
@@ -257,7 +257,7 @@ describe("the write examples are the route's answers", () => {
   });
 
   it("declares the rate-limit headers on the 200 and the 201 it sends them on", async () => {
-    const op = buildOpenApiDocument("http://api.test", { writePreview: true }).paths as Json;
+    const op = buildOpenApiDocument("http://api.test", { preview: ["writes"] }).paths as Json;
     const responses = op["/public/v1/products"].post.responses as Json;
     for (const [status, query] of [
       ["200", "?dryRun=true"],

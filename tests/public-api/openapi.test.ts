@@ -213,7 +213,7 @@ describe("the document's ids, names, contact and bounds", () => {
   });
   type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const v1 = buildOpenApiDocument("http://api.test") as Json;
-  const writes = buildOpenApiDocument("http://api.test", { writePreview: true }) as Json;
+  const writes = buildOpenApiDocument("http://api.test", { preview: ["writes"] }) as Json;
 
   it("gives each id example its resource's prefix, nested ids too", () => {
     const example = (doc: Json, schema: string, ...path: string[]) => {

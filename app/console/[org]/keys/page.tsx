@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { previewOn } from "@/lib/preview";
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
@@ -28,9 +29,7 @@ export default async function KeysPage({ params }: { params: Promise<{ org: stri
       <h1>API keys · {listed.org.name}</h1>
       <p className="lead">
         Keys give read access to this organization&apos;s catalog through the public API
-        {rt.config.PUBLIC_API_WRITE_PREVIEW
-          ? " (and, with products:write, product creation: write preview)"
-          : ""}
+        {previewOn("writes", rt.config) ? " (and, with products:write, product creation: write preview)" : ""}
         .{" "}
         {listed.canManage ? (
           <>

@@ -1,0 +1,34 @@
+import type { Config } from "@/lib/config";
+
+// The preview features (DESIGN §5) built so far, in the order every list of them follows. Each is off by default:
+// V1 is what the contract publishes, byte for byte; PUBLIC_API_PREVIEW turns features on by name.
+export const PREVIEW_FEATURES = ["writes", "details"] as const;
+
+// A preview feature's name.
+export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
+
+// What each feature adds, in a line (the start-up banner, the console, the docs).
+export const PREVIEW_FEATURE_TEXT: Readonly<Record<PreviewFeature, string>> = {
+  writes: "writes (POST /public/v1/products, scope products:write)",
+  details:
+    "details (GET /public/v1/products/{id}, /families/{id}, /attributes/{id} and /channels: a product's values, what a family requires, an attribute's options)",
+};
+
+// The value of PUBLIC_API_PREVIEW read: `all`, `none` (or empty), or names separated by commas (spaces and case
+// ignored). Returns the features in PREVIEW_FEATURES' order, or the names it does not know.
+export function parsePreviewList(text: string): { features: PreviewFeature[] } | { unknown: string[] } {
+  const names = text
+    .split(",")
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.length === 1 && names[0] === "all") return { features: [...PREVIEW_FEATURES] };
+  if (names.length === 1 && names[0] === "none") return { features: [] };
+  const unknown = names.filter((n) => !(PREVIEW_FEATURES as readonly string[]).includes(n));
+  if (unknown.length) return { unknown };
+  return { features: PREVIEW_FEATURES.filter((f) => names.includes(f)) };
+}
+
+// Whether a preview feature is switched on.
+export function previewOn(feature: PreviewFeature, config: Pick<Config, "preview">): boolean {
+  return config.preview.includes(feature);
+}
