@@ -23,8 +23,10 @@ const UNINDEXED_PRODUCT_SORTS = Object.fromEntries(
     { ...s, column: s.cast === "text" ? `(${s.column} || '')` : `(${s.column} + interval '0 s')` },
   ]),
 ) as unknown as typeof PRODUCT_SORTS;
-// Sorts that an index (org_id, column, id) serves in order, so a search may walk it (see searchWalks).
-const WALKABLE_SORTS = new Set(["updatedAt", "label", "status"]);
+// Sorts that an index (org_id, column, id) serves in order, so a search may walk it (see searchWalks). Not label: a
+// search's words are words of the labels, so its matches gather in one stretch of the label order instead of being
+// spread along it (the bench's mix: `q=pouf&sort=label.desc` walked to the P's, 565 ms).
+const WALKABLE_SORTS = new Set(["updatedAt", "status"]);
 
 interface Row {
   id: string;

@@ -121,7 +121,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       const ctx = catalogContext(s);
       for (const search of [
         "q=chaise",
-        "q=CRÈME&sort=label.asc",
+        "q=CRÈME&sort=updatedAt.desc",
         "q=oeuvre&sort=status.desc&page=2&perPage=7",
         "q=%25&sort=updatedAt.asc",
       ]) {
@@ -147,12 +147,13 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
       }
     });
 
-    it("keeps the index for a search with a family or in an order that no index serves", async () => {
+    it("keeps the index for a search with a family, in an order that no index serves, or by label (its words gather there)", async () => {
       const { s, statements } = recording(db);
       const ctx = catalogContext(s);
       for (const search of [
         "q=chaise&familyId=fam_w",
         "q=chaise&sort=identifier.asc",
+        "q=chaise&sort=label.asc",
         "q=chaise&sort=status.asc,label.asc",
       ]) {
         for (let i = 0; i < 3; i++) await listProducts(ctx, ORG, productsQuery(search));
