@@ -1,9 +1,8 @@
 "use client";
 
 import { usePathname } from "next/navigation";
-import { useId, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
-
-const noSubscription = () => () => {};
+import { useId, useRef, useState, type ReactNode } from "react";
+import { useHydrated } from "./use-hydrated";
 
 // The navigation of guides and reference: a sidebar on wide screens; on narrow ones (app/globals.css) one button
 // that opens and closes the list, so that the page's content comes first on a phone. Following a link lands on a page
@@ -13,11 +12,7 @@ export function DocsNav({ label, children }: { label: string; children: ReactNod
   const pathname = usePathname();
   const [openOn, setOpenOn] = useState<string | null>(null);
   const open = openOn === pathname;
-  const hydrated = useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
+  const hydrated = useHydrated();
   const listId = useId();
   const button = useRef<HTMLButtonElement>(null);
   return (

@@ -16,6 +16,7 @@ import { splitFieldError, type FieldError } from "./field-error";
 import { formatTime } from "./format";
 import { ScopeChoices } from "./scope-choices";
 import { DataTable } from "@/components/data-table";
+import { useHydrated } from "@/components/use-hydrated";
 import { useConsolePost } from "./use-console-post";
 
 interface Props {
@@ -58,6 +59,7 @@ const rowId = (keyId: string) => `key-row-${keyId}`;
 // The list and, for owners and admins, the controls.
 export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOptions }: Props) {
   const router = useRouter();
+  const hydrated = useHydrated();
   const [created, setCreated] = useState<{ key: CreatedApiKey; rolled: boolean } | null>(null);
   const createPost = useConsolePost(csrfToken);
   const keyPost = useConsolePost(csrfToken);
@@ -234,7 +236,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
               </p>
             ) : null}
             <div className="actions">
-              <button type="submit" className="primary" disabled={createPost.busy}>
+              <button type="submit" className="primary" disabled={createPost.busy || !hydrated}>
                 Create key
               </button>
             </div>
@@ -286,6 +288,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
                               type="button"
                               id={`roll-${k.id}`}
                               className="secondary"
+                              disabled={!hydrated}
                               onClick={() => setPending({ key: k, action: "roll" })}
                             >
                               Roll…
@@ -295,6 +298,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
                             type="button"
                             id={`revoke-${k.id}`}
                             className="secondary danger"
+                            disabled={!hydrated}
                             onClick={() => setPending({ key: k, action: "revoke" })}
                           >
                             Revoke…

@@ -4,11 +4,13 @@
 // the account, then the sign-in page.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { useHydrated } from "@/components/use-hydrated";
 
 // Signs the user out of the console; `everywhereCsrfToken` makes it the "Sign out everywhere" button.
 export function SignOutButton({ everywhereCsrfToken }: { everywhereCsrfToken?: string } = {}) {
   const [busy, setBusy] = useState(false);
   const router = useRouter();
+  const hydrated = useHydrated();
 
   async function signOut() {
     setBusy(true);
@@ -36,7 +38,7 @@ export function SignOutButton({ everywhereCsrfToken }: { everywhereCsrfToken?: s
   }
 
   return (
-    <button type="button" className="secondary" onClick={signOut} disabled={busy}>
+    <button type="button" className="secondary" onClick={signOut} disabled={busy || !hydrated}>
       {everywhereCsrfToken ? "Sign out everywhere" : "Sign out"}
     </button>
   );
