@@ -3,7 +3,7 @@ import { isoSql } from "@/db/schema";
 import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { defineQuery, listParams, type QueryOf } from "./list-query-grammar";
-import type { Family } from "./schemas";
+import type { Family, FamilyDetail } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of families: the public sort enum of the query and the SQL behind each, one table.
@@ -17,6 +17,14 @@ export const FAMILY_SORTS = {
 // The query of a families list.
 export const familiesQuery = defineQuery(listParams(["code", "slug", "label"], sortFields(FAMILY_SORTS)));
 export type FamiliesQuery = QueryOf<typeof familiesQuery>;
+
+// The select list of a family item (alias f), its columns named as the item's fields.
+const FAMILY_COLUMNS = `f.id, f.slug, f.code, f.label, ${isoSql("f.updated_at")} as "updatedAt"`;
+
+// A family item from its row (FAMILY_COLUMNS): exactly the item's fields, whatever else the row holds.
+function familyItem(r: Family): Family {
+  return { id: r.id, slug: r.slug, code: r.code, label: r.label, updatedAt: r.updatedAt };
+}
 
 // Lists the families of one organization.
 export async function listFamilies(
@@ -32,14 +40,44 @@ export async function listFamilies(
     {
       resource: "families",
       from: "families f",
-      columns: `f.id, f.slug, f.code, f.label, ${isoSql("f.updated_at")} as "updatedAt"`,
+      columns: FAMILY_COLUMNS,
       where,
       count: where.count("families f"),
       order: orderBy(q.sort, FAMILY_SORTS, "f.id"),
       onePlan: true, // a small table per organization: any plan reads little
-      map: (r) => ({ id: r.id, slug: r.slug, code: r.code, label: r.label, updatedAt: r.updatedAt }),
+      map: familyItem,
     },
     q.page,
     q.perPage,
   );
+}
+
+// The query of a family's detail: no parameter.
+export const familyDetailQuery = defineQuery({});
+export type FamilyDetailQuery = QueryOf<typeof familyDetailQuery>;
+
+// One statement by primary keys: the family, and its attributes (family_attributes' primary key starts with the
+// family) in the family's order, then by code.
+const FAMILY_DETAIL_SQL = `select ${FAMILY_COLUMNS},
+  (select coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'code', a.code, 'label', a.label, 'type', a.type,
+                                                'required', fa.is_required)
+                             order by fa.position, a.code), '[]'::jsonb)
+     from family_attributes fa
+     join attributes a on a.org_id = fa.org_id and a.id = fa.attribute_id
+    where fa.family_id = f.id and fa.org_id = f.org_id) as attributes
+  from families f
+ where f.org_id = $1 and f.id = $2`;
+
+// One family of the organization read whole: its item's fields and its attributes, each with whether a product of
+// the family needs a value for it; undefined when the organization has no family of this id.
+export async function getFamilyDetail(
+  ctx: CatalogContext,
+  orgId: string,
+  id: string,
+): Promise<FamilyDetail | undefined> {
+  const [row] = await ctx.db.query<Family & { attributes: FamilyDetail["attributes"] }>(FAMILY_DETAIL_SQL, [
+    orgId,
+    id,
+  ]);
+  return row && { ...familyItem(row), attributes: row.attributes };
 }

@@ -32,7 +32,8 @@ export const mediaQuery = defineQuery({
 });
 export type MediaQuery = QueryOf<typeof mediaQuery>;
 
-interface Row {
+// The columns of a media item (MEDIA_COLUMNS), as a row.
+export interface MediaRow {
   id: string;
   slug: string;
   originalName: string;
@@ -40,6 +41,23 @@ interface Row {
   category: string;
   fileName: string;
   updatedAt: string;
+}
+
+// The select list of a media item (alias m).
+export const MEDIA_COLUMNS = `m.id, m.slug, m.original_name as "originalName", m.type, m.category,
+                m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt"`;
+
+// A media item from its row (MEDIA_COLUMNS), with absolute file and thumbnail URLs.
+export function mediaItem(r: MediaRow, baseUrl: string, orgSlug: string): Media {
+  return {
+    id: r.id,
+    slug: r.slug,
+    originalName: r.originalName,
+    type: r.type,
+    category: r.category,
+    ...mediaUrls(baseUrl, orgSlug, r.fileName),
+    updatedAt: r.updatedAt,
+  };
 }
 
 // Lists the public media of one organization, with absolute file and thumbnail URLs.
@@ -56,27 +74,18 @@ export async function listMedia(
   if (q.orphansOnly) where.and("m.link_count = 0");
   addSearch(where, "m.search", q.q);
   addUpdatedSince(where, "m.updated_at", q.updatedSince);
-  return readList<Row, Media>(
+  return readList<MediaRow, Media>(
     ctx,
     {
       resource: "media",
       from: "media m",
-      columns: `m.id, m.slug, m.original_name as "originalName", m.type, m.category,
-                m.file_name as "fileName", ${isoSql("m.updated_at")} as "updatedAt"`,
+      columns: MEDIA_COLUMNS,
       where,
       count: where.count("media m"),
       order: orderBy(q.sort, MEDIA_SORTS, "m.id"),
       // A type, a category or a search can be rare or everywhere: one plan only without them.
       onePlan: !q.q && !q.category && !q.type?.length && !q.updatedSince,
-      map: (r) => ({
-        id: r.id,
-        slug: r.slug,
-        originalName: r.originalName,
-        type: r.type,
-        category: r.category,
-        ...mediaUrls(baseUrl, org.slug, r.fileName),
-        updatedAt: r.updatedAt,
-      }),
+      map: (r) => mediaItem(r, baseUrl, org.slug),
     },
     q.page,
     q.perPage,

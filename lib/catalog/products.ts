@@ -28,7 +28,8 @@ const UNINDEXED_PRODUCT_SORTS = Object.fromEntries(
 // spread along it (the bench's mix: `q=pouf&sort=label.desc` walked to the P's, 565 ms).
 const WALKABLE_SORTS = new Set(["updatedAt", "status"]);
 
-interface Row {
+// The columns of a product item (productColumns), as a row.
+export interface ProductRow {
   id: string;
   identifier: string;
   label: string;
@@ -38,7 +39,49 @@ interface Row {
   category_id: string;
   category_label: string;
   updated_at: string;
+}
+
+interface Row extends ProductRow {
   channel_known?: boolean;
+}
+
+// The label of a product (alias p, organization $1) as its item shows it: with a channel (the placeholder of its id),
+// the channel's value of the organization's `name` attribute, else the product's label, else its identifier.
+function productLabelSql(channel: string | undefined): string {
+  if (!channel) return "coalesce(nullif(p.label, ''), p.identifier)";
+  return `coalesce(nullif((select pv.value #>> '{}' from product_values pv
+                where pv.product_id = p.id and pv.channel_id = ${channel}
+                  and pv.attribute_id = (select a.id from attributes a where a.org_id = $1 and a.code = 'name')), ''),
+              nullif(p.label, ''), p.identifier)`;
+}
+
+// The select list of a product item (alias p, organization $1; `channel`: the placeholder of the channel its label is
+// read in). Labels of the family and category as scalar subqueries (evaluated for the rows read only): one relation
+// to plan instead of a join of four, which on a first page costs more to plan than to run.
+export function productColumns(channel?: string): string {
+  return `p.id, p.identifier, ${productLabelSql(channel)} as label, p.status,
+        p.family_id, (select f.label from families f where f.org_id = p.org_id and f.id = p.family_id) as family_label,
+        p.category_id, (select c.label from categories c where c.org_id = p.org_id and c.id = p.category_id) as category_label,
+        ${isoSql("p.updated_at")} as updated_at`;
+}
+
+// Whether the channel (the placeholder of its id) is one of the organization's ($1), as the column channel_known: a
+// label can only be read in a channel of the organization (else UnknownReferenceError).
+export function channelKnownColumn(channel: string): string {
+  return `exists (select 1 from channels where org_id = $1 and id = ${channel}) as channel_known`;
+}
+
+// A product item from its row (productColumns).
+export function productItem(r: ProductRow): Product {
+  return {
+    id: r.id,
+    identifier: r.identifier,
+    label: r.label,
+    status: r.status,
+    family: { id: r.family_id, label: r.family_label },
+    category: { id: r.category_id, label: r.category_label },
+    updatedAt: r.updated_at,
+  };
 }
 
 // The query of a products list: page, search, sort and filters.
@@ -99,29 +142,15 @@ export async function listProducts(
       q.page * q.perPage,
     ));
 
-  let label = "coalesce(nullif(p.label, ''), p.identifier)";
-  let channelKnown = "";
-  if (q.channelId) {
-    // The label in the channel, and whether the channel is the organization's (checked in the page statement
-    // itself, so that a channel page costs no extra round trip).
-    const ch = where.param(q.channelId);
-    label = `coalesce(nullif((select pv.value #>> '{}' from product_values pv
-                where pv.product_id = p.id and pv.channel_id = ${ch}
-                  and pv.attribute_id = (select a.id from attributes a where a.org_id = $1 and a.code = 'name')), ''),
-              nullif(p.label, ''), p.identifier)`;
-    channelKnown = `, exists (select 1 from channels where org_id = $1 and id = ${ch}) as channel_known`;
-  }
+  // With a channel: the label in the channel, and whether the channel is the organization's (checked in the page
+  // statement itself, so that a channel page costs no extra round trip).
+  const ch = q.channelId ? where.param(q.channelId) : undefined;
   return readList<Row, Product>(
     ctx,
     {
       resource: "products",
       from: "products p",
-      // Labels of the family and category as scalar subqueries (evaluated for the page's rows only): one relation
-      // to plan instead of a join of four, which on a first page costs more to plan than to run.
-      columns: `p.id, p.identifier, ${label} as label, p.status,
-        p.family_id, (select f.label from families f where f.org_id = p.org_id and f.id = p.family_id) as family_label,
-        p.category_id, (select c.label from categories c where c.org_id = p.org_id and c.id = p.category_id) as category_label,
-        ${isoSql("p.updated_at")} as updated_at${channelKnown}`,
+      columns: ch ? `${productColumns(ch)}, ${channelKnownColumn(ch)}` : productColumns(),
       where,
       count,
       order: orderBy(q.sort, readMatchesFirst ? UNINDEXED_PRODUCT_SORTS : PRODUCT_SORTS, "p.id"),
@@ -151,15 +180,7 @@ export async function listProducts(
             if (!known) throw new UnknownReferenceError("channelId", q.channelId!);
           }
         : undefined,
-      map: (r) => ({
-        id: r.id,
-        identifier: r.identifier,
-        label: r.label,
-        status: r.status,
-        family: { id: r.family_id, label: r.family_label },
-        category: { id: r.category_id, label: r.category_label },
-        updatedAt: r.updated_at,
-      }),
+      map: productItem,
     },
     q.page,
     q.perPage,

@@ -1,0 +1,50 @@
+import "server-only";
+import { isoSql } from "@/db/schema";
+import type { CatalogContext } from "./context";
+import { readList, type ListResult } from "./list";
+import { defineQuery, listParams, type QueryOf } from "./list-query-grammar";
+import type { Channel } from "./schemas";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+
+// The sortable fields of channels: the public sort enum of the query and the SQL behind each, one table. A label
+// sorts by its folded form in byte order, as the other lists' label_sort columns do (channels have none: a handful
+// of rows per organization, sorted as read).
+export const CHANNEL_SORTS = {
+  code: { column: "c.code", cast: "text" },
+  label: { column: `(catalog_fold(c.label) collate "C")`, cast: "text" },
+  updatedAt: { column: "c.updated_at", cast: "timestamptz" },
+} as const satisfies SortColumns;
+
+// The query of a channels list.
+export const channelsQuery = defineQuery(listParams(["code", "label"], sortFields(CHANNEL_SORTS)));
+export type ChannelsQuery = QueryOf<typeof channelsQuery>;
+
+// The folded text a search of channels looks in: the other lists' generated `search` column, computed as read
+// (a handful of channels per organization, read by the (org_id, code) index).
+const CHANNEL_SEARCH = "(catalog_fold(c.code) || chr(31) || catalog_fold(c.label))";
+
+// Lists the channels of one organization.
+export async function listChannels(
+  ctx: CatalogContext,
+  orgId: string,
+  q: ChannelsQuery,
+): Promise<ListResult<Channel>> {
+  const where = new Where("c.org_id", orgId);
+  addSearch(where, CHANNEL_SEARCH, q.q);
+  addUpdatedSince(where, "c.updated_at", q.updatedSince);
+  return readList<Channel, Channel>(
+    ctx,
+    {
+      resource: "channels",
+      from: "channels c",
+      columns: `c.id, c.code, c.label, c.locale, ${isoSql("c.updated_at")} as "updatedAt"`,
+      where,
+      count: where.count("channels c"),
+      order: orderBy(q.sort, CHANNEL_SORTS, "c.id"),
+      onePlan: true, // a handful of rows per organization: any plan reads little
+      map: (r) => ({ id: r.id, code: r.code, label: r.label, locale: r.locale, updatedAt: r.updatedAt }),
+    },
+    q.page,
+    q.perPage,
+  );
+}

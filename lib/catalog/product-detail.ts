@@ -1,0 +1,153 @@
+import "server-only";
+import { isoSql, type AttributeType } from "@/db/schema";
+import type { CatalogContext } from "./context";
+import { UnknownReferenceError } from "./catalog-errors";
+import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
+import { MEDIA_COLUMNS, mediaItem, type MediaRow } from "./media";
+import { mediaUrls } from "./media-urls";
+import { channelKnownColumn, productColumns, productItem, type ProductRow } from "./products";
+import type { MediaRef, ProductDetail, ProductValue } from "./schemas";
+
+// The query of a product's detail: the channel its label and scopable values are read in.
+export const productDetailQuery = defineQuery({
+  channelId: idParam(
+    "Channel used to read scoped values: `label` becomes the channel's name and each scopable attribute's value the channel's (else the unscoped one). Must be a channel of the key's organization (else 400).",
+  ),
+});
+export type ProductDetailQuery = QueryOf<typeof productDetailQuery>;
+
+// One stored value as the statement reads it: its attribute's code and type, the value, and for a MEDIA value the
+// organization's public media it names ([id, file name] each, in the value's order; a private or unknown id has none).
+interface ValueRow {
+  code: string;
+  type: AttributeType;
+  value: unknown;
+  media: [string, string][] | null;
+}
+
+interface Row extends Partial<ProductRow> {
+  channel_known: boolean;
+  created_at: string | null;
+  attribute_values: ValueRow[] | null;
+  media: MediaRow[] | null;
+}
+
+// The values of the product p (organization $1) read in a channel (the placeholder of its id) or unscoped: per
+// attribute, the channel's value when there is one, else the unscoped one (channel_id null), by the
+// (product_id, attribute_id, channel) unique index; in attribute code order.
+function valuesSql(channel: string | undefined): string {
+  const rows = channel
+    ? `select distinct on (pv.attribute_id) pv.attribute_id, pv.value
+         from product_values pv
+        where pv.product_id = p.id and (pv.channel_id is null or pv.channel_id = ${channel})
+        order by pv.attribute_id, pv.channel_id nulls last`
+    : `select pv.attribute_id, pv.value from product_values pv where pv.product_id = p.id and pv.channel_id is null`;
+  return `(select jsonb_agg(jsonb_build_object('code', a.code, 'type', a.type, 'value', v.value, 'media',
+            case when a.type = 'MEDIA' then
+              (select jsonb_agg(jsonb_build_array(m.id, m.file_name) order by e.n)
+                 from jsonb_array_elements_text(case when jsonb_typeof(v.value) = 'array' then v.value
+                                                     else jsonb_build_array(v.value) end) with ordinality e(id, n)
+                 join media m on m.id = e.id and m.org_id = $1 and m.is_public)
+            end) order by a.code)
+     from (${rows}) v
+     join attributes a on a.id = v.attribute_id and a.org_id = $1)`;
+}
+
+// The product p's public media (organization $1), each once, in link position order (by the media_links_product
+// index, then each media by its primary key).
+const MEDIA_SQL = `(select jsonb_agg(to_jsonb(x) - 'position' order by x.position, x.id)
+     from (select distinct on (m.id) ml.position, ${MEDIA_COLUMNS}
+             from media_links ml
+             join media m on m.id = ml.media_id and m.org_id = ml.org_id and m.is_public
+            where ml.org_id = $1 and ml.product_id = p.id
+            order by m.id, ml.position) x)`;
+
+// The detail's statement: one row always (whether the channel is the organization's is known even without the
+// product), the product's columns null when the organization has no product of this id. $2 is the id, $3 the channel.
+function detailSql(channel: string | undefined): string {
+  return `select ${channel ? channelKnownColumn(channel) : "true as channel_known"}, d.*
+  from (select 1) one
+  left join lateral (
+    select ${productColumns(channel)}, ${isoSql("p.created_at")} as created_at,
+           ${valuesSql(channel)} as attribute_values,
+           ${MEDIA_SQL} as media
+      from products p
+     where p.org_id = $1 and p.id = $2) d on true`;
+}
+const DETAIL_SQL = detailSql(undefined);
+const DETAIL_IN_CHANNEL_SQL = detailSql("$3");
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+// A stored value in the public shape of its attribute's type, or undefined when it has none (a value another
+// application stored in another shape, a MEDIA value none of whose media is public): a value is shown only in the
+// shape its type documents.
+function publicValue(
+  v: ValueRow,
+  mediaRef: (id: string, fileName: string) => MediaRef,
+): ProductValue | undefined {
+  const { value } = v;
+  switch (v.type) {
+    case "TEXT":
+    case "TEXTAREA":
+    case "DATE":
+    case "SELECT":
+      return typeof value === "string" ? value : undefined;
+    case "NUMBER":
+      return typeof value === "number" ? value : undefined;
+    case "BOOLEAN":
+      return typeof value === "boolean" ? value : undefined;
+    case "PRICE":
+      return isPlainObject(value) && Object.values(value).every((a) => typeof a === "number")
+        ? (value as Record<string, number>)
+        : undefined;
+    case "MULTI_SELECT":
+      return Array.isArray(value) && value.every((c) => typeof c === "string")
+        ? (value as string[])
+        : undefined;
+    case "MEDIA": {
+      const refs = (v.media ?? []).map(([id, fileName]) => mediaRef(id, fileName));
+      if (refs.length === 0) return undefined;
+      return Array.isArray(value) ? refs : refs[0];
+    }
+    default:
+      return undefined;
+  }
+}
+
+// One product of the organization read whole: its list item's fields (label read in the channel, as the list
+// does), when it was created, its values by attribute code (a scopable attribute's in the channel asked, else
+// unscoped; MEDIA values as public media references) and its public media. Undefined when the organization has no
+// product of this id; an unknown channel is UnknownReferenceError, as for the list. One statement.
+export async function getProductDetail(
+  ctx: CatalogContext,
+  org: { id: string; slug: string },
+  id: string,
+  q: ProductDetailQuery,
+  baseUrl: string,
+): Promise<ProductDetail | undefined> {
+  const [row] = q.channelId
+    ? await ctx.db.query<Row>(DETAIL_IN_CHANNEL_SQL, [org.id, id, q.channelId])
+    : await ctx.db.query<Row>(DETAIL_SQL, [org.id, id]);
+  if (!row) return undefined;
+  if (!row.channel_known) throw new UnknownReferenceError("channelId", q.channelId!);
+  if (row.id == null) return undefined;
+  const mediaRef = (mediaId: string, fileName: string): MediaRef => ({
+    id: mediaId,
+    ...mediaUrls(baseUrl, org.slug, fileName),
+  });
+  // Own keys whatever the code ("__proto__" too), in the statement's code order.
+  const values: ProductDetail["values"] = Object.fromEntries(
+    (row.attribute_values ?? []).flatMap((v) => {
+      const shown = publicValue(v, mediaRef);
+      return shown === undefined ? [] : [[v.code, shown]];
+    }),
+  );
+  return {
+    ...productItem(row as ProductRow),
+    createdAt: row.created_at!,
+    values,
+    media: (row.media ?? []).map((m) => mediaItem(m, baseUrl, org.slug)),
+  };
+}
