@@ -106,9 +106,33 @@ interface Structure {
   nouns: { text: string; gender: string; family: number; leaf: string }[];
 }
 
+// The options of a flavour's SELECT and MULTI_SELECT attributes, in their order, by attribute code: the colors and
+// the materials (the codes products are given), then the flavour's other option lists.
+export function optionsOf(f: Flavour): Record<string, { code: string; label: string }[]> {
+  const lists: Record<string, string[]> = { color: f.colors, material: f.materials, ...f.options };
+  return Object.fromEntries(
+    Object.entries(lists).map(([code, labels]) => [
+      code,
+      labels.map((label) => ({ code: codeOf(label), label })),
+    ]),
+  );
+}
+
 function checkFlavour(f: Flavour): void {
   const families = new Set(f.families.map((x) => x.code));
   const attributes = new Set(f.attributes.map((a) => a.code));
+  const options = optionsOf(f);
+  const selects = new Set(
+    f.attributes.filter((a) => a.type === "SELECT" || a.type === "MULTI_SELECT").map((a) => a.code),
+  );
+  for (const code of selects)
+    if (!options[code]?.length) throw new Error(`vocabulary: attribute ${code} has no option`);
+  for (const [code, list] of Object.entries(options)) {
+    if (!selects.has(code)) throw new Error(`vocabulary: options of ${code}, not a SELECT or MULTI_SELECT`);
+    const codes = new Set(list.map((o) => o.code));
+    if (codes.size !== list.length || codes.has(""))
+      throw new Error(`vocabulary: option codes of ${code} clash`);
+  }
   const used = new Set<string>();
   for (const b of f.branches)
     for (const l of b.leaves)
@@ -165,6 +189,28 @@ async function seedStructure(tx: Executor, orgId: string, slug: string, f: Flavo
       at.map((a, i) => (i % 3 === 0 ? stamp(40 * 86_400_000 + i * 7_777_000, a.code) : a.at)),
     ],
   });
+
+  // The options of the SELECT and MULTI_SELECT attributes, dated like their attribute. An upsert: options a
+  // database already has (migration 0012 labels them with their code) take the vocabulary's labels and order.
+  const opts = Object.entries(optionsOf(f)).flatMap(([code, list]) => {
+    const a = at.find((x) => x.code === code)!;
+    return list.map((o, position) => ({ ...o, attribute: a.id, position, at: a.at }));
+  });
+  await tx.query(
+    `insert into attribute_options (org_id, attribute_id, code, label, position, created_at, updated_at)
+     select $1, t.attribute_id, t.code, t.label, t.position, t.at, t.at
+       from unnest($2::text[], $3::text[], $4::text[], $5::int4[], $6::timestamptz[])
+         as t(attribute_id, code, label, position, at)
+     on conflict (attribute_id, code) do update set label = excluded.label, position = excluded.position`,
+    [
+      orgId,
+      opts.map((o) => o.attribute),
+      opts.map((o) => o.code),
+      opts.map((o) => o.label),
+      opts.map((o) => o.position),
+      opts.map((o) => o.at),
+    ],
+  );
 
   const families = f.families.map((fam, i) => ({
     id: id(ID_PREFIX.family, `family:${fam.code}`),
@@ -484,6 +530,7 @@ export async function seedOrganization(
     progress({ step: "structure", done: 1, total: 1 });
 
     const channelCodes = flavour.channels.map((c) => c.code);
+    const options = optionsOf(flavour);
     const values: Record<string, unknown> = {
       org: orgId,
       slug,
@@ -500,10 +547,11 @@ export async function seedOrganization(
       noun_leaf: s.nouns.map((x) => x.leaf),
       adj_m: flavour.adjectives.map((a) => a[0]),
       adj_f: flavour.adjectives.map((a) => a[1]),
-      materials: flavour.materials,
-      material_codes: flavour.materials.map((m) => codeOf(m)),
-      colors: flavour.colors,
-      color_codes: flavour.colors.map((c) => codeOf(c)),
+      // Labels and codes of the color and material options (every code a product is given is an option).
+      materials: options.material!.map((o) => o.label),
+      material_codes: options.material!.map((o) => o.code),
+      colors: options.color!.map((o) => o.label),
+      color_codes: options.color!.map((o) => o.code),
       moods: flavour.moods,
       n_nouns: s.nouns.length,
       n_adj: flavour.adjectives.length,
@@ -608,7 +656,7 @@ export async function seedOrganization(
   await db.query("select catalog_bump_versions(array[$1]::text[])", [orgId]);
   progress({ step: "analyze", done: 0, total: 1 });
   await db.exec(
-    "analyze organizations, channels, families, attributes, family_attributes, categories, products, product_values, media, media_links",
+    "analyze organizations, channels, families, attributes, attribute_options, family_attributes, categories, products, product_values, media, media_links",
   );
   progress({ step: "analyze", done: 1, total: 1 });
   return { orgId, counts: await countCatalog(db, orgId) };
@@ -619,6 +667,7 @@ export const CATALOG_TABLES = [
   "channels",
   "families",
   "attributes",
+  "attribute_options",
   "family_attributes",
   "categories",
   "products",

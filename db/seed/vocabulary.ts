@@ -62,6 +62,11 @@ export interface Flavour {
   adjectives: [masculine: string, feminine: string][];
   materials: string[];
   colors: string[];
+  /**
+   * Labels of the options of the SELECT and MULTI_SELECT attributes, in their order, by attribute code (each code is
+   * codeOf(label)); color's and material's options are the colors and materials above.
+   */
+  options: Record<string, string[]>;
   /** Phrase completing "Notre <noun> <adjective> apporte une touche … ". */
   moods: string[];
   mediaCategories: { packshot: string; mood: string; video: string; document: string };
@@ -453,6 +458,35 @@ export const HOME: Flavour = {
     "Ocre",
     "Lie-de-vin",
   ],
+  options: {
+    style: [
+      "Scandinave",
+      "Industriel",
+      "Bohème",
+      "Contemporain",
+      "Classique",
+      "Vintage",
+      "Art déco",
+      "Champêtre",
+      "Minimaliste",
+    ],
+    fragrance: [
+      "Vanille",
+      "Fleur de coton",
+      "Figuier",
+      "Bois de santal",
+      "Lavande",
+      "Fleur d'oranger",
+      "Ambre",
+      "Citron vert",
+      "Cèdre",
+      "Jasmin",
+      "Thé vert",
+      "Menthe poivrée",
+    ],
+    bulb: ["E27", "E14", "GU10", "G9", "LED intégrée"],
+    bed_size: ["90 × 190 cm", "140 × 190 cm", "160 × 200 cm", "180 × 200 cm"],
+  },
   moods: [
     "chaleureuse",
     "naturelle",
@@ -769,6 +803,14 @@ export const FASHION: Flavour = {
     "Terracotta",
     "Bleu électrique",
   ],
+  options: {
+    size: ["XXS", "XS", "S", "M", "L", "XL", "XXL", "3XL"],
+    shoe_size: ["35", "36", "37", "38", "39", "40", "41", "42", "43", "44", "45", "46"],
+    gender: ["Femme", "Homme", "Mixte", "Enfant"],
+    season: ["Printemps-été", "Automne-hiver", "Toutes saisons"],
+    fit: ["Ajustée", "Droite", "Ample", "Oversize", "Évasée", "Cintrée"],
+    sport: ["Running", "Trail", "Randonnée", "Yoga", "Fitness", "Natation", "Cyclisme", "Tennis"],
+  },
   moods: ["décontractée", "sportive", "élégante", "urbaine", "estivale", "chic", "vitaminée", "intemporelle"],
   mediaCategories: {
     packshot: "Packshot",

@@ -10,7 +10,7 @@ import {
   listParams,
   type QueryOf,
 } from "./list-query-grammar";
-import type { Attribute } from "./schemas";
+import type { Attribute, AttributeDetail, AttributeOption } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
 
 // The sortable fields of attributes: the public sort enum of the query and the SQL behind each, one table.
@@ -21,6 +21,25 @@ export const ATTRIBUTE_SORTS = {
   type: { column: "a.type", cast: "text" },
   updatedAt: { column: "a.updated_at", cast: "timestamptz" },
 } as const satisfies SortColumns;
+
+// The select list of an attribute's row (alias `a`), named as the Attribute list item's fields.
+const ATTRIBUTE_COLUMNS = `a.id, a.slug, a.code, a.label, a.type, a.unique_value as "uniqueValue",
+  a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt"`;
+
+// An Attribute list item from a row of ATTRIBUTE_COLUMNS (only its fields: a row may carry more columns).
+const attributeOf = (r: Attribute): Attribute => ({
+  id: r.id,
+  slug: r.slug,
+  code: r.code,
+  label: r.label,
+  type: r.type,
+  uniqueValue: r.uniqueValue,
+  isScopable: r.isScopable,
+  updatedAt: r.updatedAt,
+});
+
+// The attribute types whose values are option codes: their detail lists the options.
+const OPTION_TYPES: readonly string[] = ["SELECT", "MULTI_SELECT"] satisfies Attribute["type"][];
 
 // The query of an attributes list.
 export const attributesQuery = defineQuery({
@@ -55,24 +74,40 @@ export async function listAttributes(
     {
       resource: "attributes",
       from: "attributes a",
-      columns: `a.id, a.slug, a.code, a.label, a.type, a.unique_value as "uniqueValue",
-                a.is_scopable as "isScopable", ${isoSql("a.updated_at")} as "updatedAt"`,
+      columns: ATTRIBUTE_COLUMNS,
       where,
       count: where.count("attributes a"),
       order: orderBy(q.sort, ATTRIBUTE_SORTS, "a.id"),
       onePlan: true, // a small table per organization: any plan reads little
-      map: (r) => ({
-        id: r.id,
-        slug: r.slug,
-        code: r.code,
-        label: r.label,
-        type: r.type,
-        uniqueValue: r.uniqueValue,
-        isScopable: r.isScopable,
-        updatedAt: r.updatedAt,
-      }),
+      map: attributeOf,
     },
     q.page,
     q.perPage,
   );
+}
+
+// The query of an attribute's detail: no parameter (any one is refused as unknown, as a list refuses it).
+export const attributeDetailQuery = defineQuery({});
+export type AttributeDetailQuery = QueryOf<typeof attributeDetailQuery>;
+
+// One attribute of one organization read whole, in one statement by primary key: the list item's fields and, for
+// SELECT and MULTI_SELECT only, its options ordered by position then code. Undefined for an id the organization
+// does not have (another organization's included).
+export async function getAttributeDetail(
+  ctx: CatalogContext,
+  orgId: string,
+  id: string,
+): Promise<AttributeDetail | undefined> {
+  const [row] = await ctx.db.query<Attribute & { options: AttributeOption[] | null }>(
+    `select ${ATTRIBUTE_COLUMNS},
+            case when a.type = any($3::text[]) then coalesce(
+              (select json_agg(json_build_object('code', o.code, 'label', o.label) order by o.position, o.code)
+                 from attribute_options o where o.org_id = a.org_id and o.attribute_id = a.id),
+              '[]'::json) end as options
+       from attributes a where a.id = $2 and a.org_id = $1`,
+    [orgId, id, OPTION_TYPES],
+  );
+  if (!row) return undefined;
+  const attribute = attributeOf(row);
+  return row.options ? { ...attribute, options: row.options } : attribute;
 }

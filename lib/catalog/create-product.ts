@@ -13,7 +13,7 @@ import {
   type CreateProductBody,
 } from "./create-product-schema";
 import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./catalog-errors";
-import { QUOTE_MAX, writeIssue } from "./write-issues";
+import { OPTIONS_QUOTED, QUOTE_MAX, writeIssue } from "./write-issues";
 import type { CreatedProduct, ProductDraft } from "./schemas";
 
 // Creation of a product from a write request: { familyId, categoryId, values } parsed by the request's zod schemas
@@ -410,23 +410,34 @@ async function checkUnique(
   if (issues.length > 0) refuse("conflict", issues);
 }
 
-// The option codes not known for their attribute. The schema has no table of options: the known codes of an
-// attribute are those its values in the organization already use.
+// The option codes that are not options of their attribute (attribute_options), each refused with the first
+// OPTIONS_QUOTED codes its attribute has and how many: one statement for every reference of the body.
 async function unknownOptions(
   db: Queryable,
   orgId: string,
   refs: References["options"],
 ): Promise<WriteIssue[]> {
-  const issues: WriteIssue[] = [];
-  for (const r of refs) {
-    const [hit] = await db.query(
-      `select 1 from product_values where org_id = $1 and attribute_id = $2
-          and (value = to_jsonb($3::text) or value @> jsonb_build_array($3::text)) limit 1`,
-      [orgId, r.attribute.id, r.code],
-    );
-    if (!hit) issues.push(writeIssue(r.field, "UNKNOWN_OPTION", "option", r.code, r.attribute.code));
-  }
-  return issues;
+  if (refs.length === 0) return [];
+  const rows = await db.query<{ attribute_id: string; unknown: string[]; valid: string[]; total: number }>(
+    `select u.attribute_id, u.unknown,
+            array(select o.code from attribute_options o where o.org_id = $1 and o.attribute_id = u.attribute_id
+                   order by o.position, o.code limit $4) as valid,
+            (select count(*)::int from attribute_options o
+              where o.org_id = $1 and o.attribute_id = u.attribute_id) as total
+       from (select r.attribute_id, array_agg(distinct r.code) as unknown
+               from unnest($2::text[], $3::text[]) as r(attribute_id, code)
+              where not exists (select 1 from attribute_options o
+                                 where o.org_id = $1 and o.attribute_id = r.attribute_id and o.code = r.code)
+              group by r.attribute_id) u`,
+    [orgId, refs.map((r) => r.attribute.id), refs.map((r) => r.code), OPTIONS_QUOTED],
+  );
+  const byAttribute = new Map(rows.map((r) => [r.attribute_id, { ...r, unknown: new Set(r.unknown) }]));
+  return refs.flatMap((r) => {
+    const a = byAttribute.get(r.attribute.id);
+    return a?.unknown.has(r.code)
+      ? [writeIssue(r.field, "UNKNOWN_OPTION", "option", r.code, r.attribute.code, a.valid, a.total)]
+      : [];
+  });
 }
 
 // The media ids that are not media of the organization.

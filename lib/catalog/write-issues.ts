@@ -22,6 +22,9 @@ const EXPECTED: Record<AttributeType, string> = {
 export const QUOTE_MAX = 100;
 const q = (s: string) => s.slice(0, QUOTE_MAX);
 
+// Most option codes an unknown option's detail lists (the first ones, in the options' order), of how many it has.
+export const OPTIONS_QUOTED = 20;
+
 // Each detail code, with a template per situation it names (the arguments are what the message quotes).
 export const WRITE_ISSUES = {
   // Read by lib/public-api as it reads the body.
@@ -80,8 +83,17 @@ export const WRITE_ISSUES = {
   UNKNOWN_ATTRIBUTE: { attribute: (code: string) => `Attribut « ${q(code)} » inconnu dans l'organisation.` },
   UNKNOWN_CHANNEL: { channel: (id: string) => `Canal « ${q(id)} » inconnu dans l'organisation.` },
   UNKNOWN_OPTION: {
-    option: (code: string, attribute: string) =>
-      `Option « ${q(code)} » inconnue pour l'attribut « ${attribute} ».`,
+    option: (code: string, attribute: string, options: readonly string[], total: number) =>
+      total === 0
+        ? `Option « ${q(code)} » inconnue : l'attribut « ${attribute} » n'a aucune option.`
+        : `Option « ${q(code)} » inconnue pour l'attribut « ${attribute} ». Options valides : ${options
+            .slice(0, OPTIONS_QUOTED)
+            .map(q)
+            .join(", ")}${
+            total > Math.min(options.length, OPTIONS_QUOTED)
+              ? `, … (${Math.min(options.length, OPTIONS_QUOTED)} premières sur ${total})`
+              : ""
+          }.`,
   },
   UNKNOWN_MEDIA: { media: (id: string) => `Média « ${q(id)} » introuvable dans l'organisation.` },
   NOT_FOUND: {

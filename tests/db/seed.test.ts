@@ -7,9 +7,11 @@ import {
   DEMO_ORGS,
   SeedRefusedError,
   countCatalog,
+  optionsOf,
   seedDemo,
   seedOrganization,
 } from "@/db/seed";
+import { FLAVOURS } from "@/db/seed/vocabulary";
 import { listProducts } from "@/lib/catalog/products";
 import { catalogContext } from "@/lib/catalog/context";
 import { parseQuery } from "@/lib/public-api/params";
@@ -280,6 +282,75 @@ describe.each(["pglite", "pg"] as const)("demo seed on %s", (driver) => {
          (select count(*) from media_links l where l.org_id = m.org_id and l.media_id = m.id)`,
     );
     expect(drift.n).toBe(0);
+  });
+
+  it("gives every SELECT and MULTI_SELECT attribute its options, and every code a product uses is one", async () => {
+    // Over the whole demo: attributes without an option, option codes used by a value that are not options of its
+    // attribute, positions other than 0..n-1, options of another organization's attribute.
+    const r = await one<{ bare: number; unknown: number; gaps: number; foreign: number }>(
+      `select
+         (select count(*)::int from attributes a
+           where a.type in ('SELECT', 'MULTI_SELECT')
+             and not exists (select 1 from attribute_options o where o.org_id = a.org_id and o.attribute_id = a.id))
+           as bare,
+         (select count(*)::int from (
+            select distinct pv.org_id, pv.attribute_id, c.code
+              from product_values pv
+              join attributes a on a.org_id = pv.org_id and a.id = pv.attribute_id
+             cross join lateral (
+               select pv.value #>> '{}' as code where jsonb_typeof(pv.value) = 'string'
+               union all
+               select e from jsonb_array_elements_text(
+                 case when jsonb_typeof(pv.value) = 'array' then pv.value else '[]'::jsonb end) e) c
+             where a.type in ('SELECT', 'MULTI_SELECT')
+               and not exists (select 1 from attribute_options o
+                                where o.org_id = pv.org_id and o.attribute_id = pv.attribute_id and o.code = c.code)
+          ) u) as unknown,
+         (select count(*)::int from (
+            select attribute_id from attribute_options group by attribute_id
+            having min(position) <> 0 or max(position) <> count(*) - 1 or count(distinct position) <> count(*)
+          ) g) as gaps,
+         (select count(*)::int from attribute_options o
+           where not exists (select 1 from attributes a where a.id = o.attribute_id and a.org_id = o.org_id))
+           as foreign`,
+    );
+    expect(r).toEqual({ bare: 0, unknown: 0, gaps: 0, foreign: 0 });
+    // The colors and materials products are given are used (the check above is not vacuous).
+    const used = await one<{ n: number }>(
+      `select count(distinct pv.value)::int as n from product_values pv join attributes a on a.id = pv.attribute_id
+        where a.org_id = $1 and a.code in ('color', 'material')`,
+      [org.acme],
+    );
+    expect(used.n).toBe(40);
+    // Each demo organization: the options of its SELECT and MULTI_SELECT attributes only, with the vocabulary's
+    // codes, French labels and order.
+    for (const spec of DEMO_ORGS) {
+      const rows = await db.query<{ attribute: string; code: string; label: string }>(
+        `select a.code as attribute, o.code, o.label from attribute_options o
+           join attributes a on a.org_id = o.org_id and a.id = o.attribute_id
+          where o.org_id = $1 order by a.code, o.position`,
+        [org[spec.slug]],
+      );
+      const byAttribute: Record<string, { code: string; label: string }[]> = {};
+      for (const { attribute, ...o } of rows) (byAttribute[attribute] ??= []).push(o);
+      const expected = optionsOf(FLAVOURS[spec.flavour]);
+      expect(byAttribute).toEqual(expected);
+      expect(Object.keys(byAttribute).sort()).toEqual(
+        spec.slug === "acme"
+          ? ["bed_size", "bulb", "color", "fragrance", "material", "style"]
+          : ["color", "fit", "gender", "material", "season", "shoe_size", "size", "sport"],
+      );
+    }
+    const colors = await db.query<{ code: string; label: string }>(
+      `select o.code, o.label from attribute_options o join attributes a on a.id = o.attribute_id
+        where a.org_id = $1 and a.code = 'color' order by o.position limit 3`,
+      [org.acme],
+    );
+    expect(colors).toEqual([
+      { code: "blanc_casse", label: "Blanc cassé" },
+      { code: "creme", label: "Crème" },
+      { code: "ecru", label: "Écru" },
+    ]);
   });
 
   it("refuses to seed an organization that already has products, changing nothing", async () => {

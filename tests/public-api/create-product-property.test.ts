@@ -145,17 +145,12 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (proper
         where fa.org_id = $1 and fa.family_id = $2 order by a.code`,
       [org, w.familyId],
     );
-    // The option codes a SELECT or MULTI_SELECT accepts: those its values already use.
+    // The option codes a SELECT or MULTI_SELECT accepts: its options (attribute_options), the first 20.
     options = new Map();
     for (const a of attributes.filter((x) => x.type === "SELECT" || x.type === "MULTI_SELECT")) {
       const rows = await w.f.db.query<{ v: string }>(
-        `select v from (
-           select value #>> '{}' as v from product_values
-            where org_id = $1 and attribute_id = $2 and jsonb_typeof(value) = 'string'
-           union
-           select jsonb_array_elements_text(value) from product_values
-            where org_id = $1 and attribute_id = $2 and jsonb_typeof(value) = 'array') o
-          order by v limit 20`,
+        `select code as v from attribute_options where org_id = $1 and attribute_id = $2
+          order by position, code limit 20`,
         [org, a.id],
       );
       options.set(

@@ -1,6 +1,8 @@
 // POST /public/v1/products behind PUBLIC_API_WRITE_PREVIEW: each status and code with its exact body, on PGlite
 // and on the Postgres server; a created product is listed at once; with the switch off, the V1 405.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { optionsOf } from "@/db/seed";
+import { HOME } from "@/db/seed/vocabulary";
 import { prepareProduct } from "@/lib/catalog/create-product";
 import { CatalogWriteError } from "@/lib/catalog/catalog-errors";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
@@ -143,17 +145,99 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write 
     );
   });
 
-  it("400 for an unknown option code", async () => {
+  // acme's color options, in their order (the seed's vocabulary: 20 colors).
+  const COLOR_CODES = optionsOf(HOME).color!.map((o) => o.code);
+  const colorAttribute = async () =>
+    (
+      await one<{ id: string }>("select id from attributes where org_id = $1 and code = 'color'", [
+        f.acme.orgId,
+      ])
+    ).id;
+
+  it("400 for an unknown option code, listing the attribute's options", async () => {
+    expect(COLOR_CODES).toHaveLength(20);
     const res = await post(writer, body({ color: "pas-une-couleur" }));
+    expect(res.status).toBe(400);
     expect(res.body).toEqual(
       refusal(400, "Bad Request", "PUBLIC_API_INVALID_BODY", "Corps de requête invalide.", [
         {
           field: "values.color",
           code: "UNKNOWN_OPTION",
-          message: "Option « pas-une-couleur » inconnue pour l'attribut « color ».",
+          message: `Option « pas-une-couleur » inconnue pour l'attribut « color ». Options valides : ${COLOR_CODES.join(", ")}.`,
         },
       ]),
     );
+    expect(res.body.details[0].message).toContain(
+      "Options valides : blanc_casse, creme, ecru, gris_perle, anthracite, bleu_petrole,",
+    );
+  });
+
+  it("400 for unknown codes of a MULTI_SELECT, each at its index; the options are read in one statement", async () => {
+    const fragrances = optionsOf(HOME).fragrance!.map((o) => o.code);
+    const values = { color: "nope", material: COLOR_CODES[0], fragrance: [fragrances[1], "x", "y"] };
+    const res = await post(writer, body(values));
+    expect(res.status).toBe(400);
+    const unknown = (code: string) =>
+      `Option « ${code} » inconnue pour l'attribut « fragrance ». Options valides : ${fragrances.join(", ")}.`;
+    expect(res.body.details).toEqual([
+      { field: "values.color", code: "UNKNOWN_OPTION", message: expect.stringMatching(/^Option « nope »/) },
+      { field: "values.material", code: "UNKNOWN_OPTION", message: expect.stringMatching(/chene_massif/) },
+      { field: "values.fragrance.1", code: "UNKNOWN_OPTION", message: unknown("x") },
+      { field: "values.fragrance.2", code: "UNKNOWN_OPTION", message: unknown("y") },
+    ]);
+    // Every option reference of the body in one statement.
+    const statements: string[] = [];
+    const counted = {
+      query: <R>(text: string, params?: readonly unknown[]) => {
+        statements.push(text);
+        return f.db.query<R>(text, params);
+      },
+    };
+    await expect(prepareProduct(counted, f.acme.orgId, body(values))).rejects.toBeInstanceOf(
+      CatalogWriteError,
+    );
+    expect(statements.filter((t) => t.includes("attribute_options"))).toHaveLength(1);
+    expect(statements.filter((t) => t.includes("product_values"))).toHaveLength(0);
+  });
+
+  it("an option of the table no product uses is taken (201); past 20 options the message lists the first 20", async () => {
+    const attribute = await colorAttribute();
+    await f.db.query(
+      `insert into attribute_options (org_id, attribute_id, code, label, position)
+       values ($1, $2, 'or_rose', 'Or rosé', 20)`,
+      [f.acme.orgId, attribute],
+    );
+    const used = await one<{ n: number }>(
+      "select count(*)::int as n from product_values where attribute_id = $1 and value = to_jsonb($2::text)",
+      [attribute, "or_rose"],
+    );
+    expect(used.n).toBe(0);
+    const created = await post(writer, body({ color: "or_rose" }));
+    expect(created.status).toBe(201);
+    const res = await post(writer, body({ color: "Or rosé" }));
+    expect(res.body.details).toEqual([
+      {
+        field: "values.color",
+        code: "UNKNOWN_OPTION",
+        message: `Option « Or rosé » inconnue pour l'attribut « color ». Options valides : ${COLOR_CODES.join(", ")}, … (20 premières sur 21).`,
+      },
+    ]);
+  });
+
+  it("400 for any code of a SELECT that has no option", async () => {
+    await f.db.query(
+      `insert into attributes (id, org_id, slug, code, label, type) values ('att_no_option', $1, 'finish', 'finish', 'Finition', 'SELECT')`,
+      [f.acme.orgId],
+    );
+    const res = await post(writer, body({ finish: "mat" }));
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      {
+        field: "values.finish",
+        code: "UNKNOWN_OPTION",
+        message: "Option « mat » inconnue : l'attribut « finish » n'a aucune option.",
+      },
+    ]);
   });
 
   it("takes a media of the organization and refuses one of another", async () => {
@@ -442,8 +526,9 @@ describe.each(["pglite", "pg"] as const)("POST /public/v1/products on %s (write 
         [f.acme.orgId],
       )
     ).n;
-    // The 201s of this suite only: the first creation, the scoped one, the media one and the first ean.
-    expect(count).toBe(4);
+    // The 201s of this suite only: the first creation, the scoped one, the media one, the option no product used
+    // and the first ean.
+    expect(count).toBe(5);
   });
 });
 

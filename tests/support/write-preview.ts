@@ -125,11 +125,12 @@ export async function setupWritePreview(
   for (const a of required) {
     if (a.code === "sku") continue;
     if (a.type === "SELECT" || a.type === "MULTI_SELECT") {
-      const [v] = await f.db.query<{ value: unknown }>(
-        "select value from product_values where org_id = $1 and attribute_id = $2 limit 1",
+      // Its first option (attribute_options).
+      const { code } = await one<{ code: string }>(
+        "select code from attribute_options where org_id = $1 and attribute_id = $2 order by position, code limit 1",
         [org, a.id],
       );
-      base[a.code] = v!.value;
+      base[a.code] = a.type === "SELECT" ? code : [code];
     } else {
       base[a.code] = (
         {
