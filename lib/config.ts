@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DbDriver } from "@/db/client";
-import { PREVIEW_FEATURES, parsePreviewList, type PreviewFeature } from "@/lib/preview";
+import { PREVIEW_FEATURES, parsePreviewList, withNeeds, type PreviewFeature } from "@/lib/preview";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], {
@@ -146,9 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const dbDriver = c.DATABASE_URL ? "pg" : c.POSTGRES_URL ? "vercel" : "pglite";
   const listed = c.PUBLIC_API_PREVIEW ? parsePreviewList(c.PUBLIC_API_PREVIEW) : { features: [] };
   const named = "features" in listed ? listed.features : [];
-  const preview = PREVIEW_FEATURES.filter(
-    (f) => named.includes(f) || (f === "writes" && c.PUBLIC_API_WRITE_PREVIEW),
-  );
+  const preview = withNeeds(c.PUBLIC_API_WRITE_PREVIEW ? [...named, "writes"] : named);
   return { ...c, baseUrl, dbDriver, preview };
 }
 

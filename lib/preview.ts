@@ -9,7 +9,7 @@ export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 
 // What each feature adds, in a line (the start-up banner, the console, the docs).
 export const PREVIEW_FEATURE_TEXT: Readonly<Record<PreviewFeature, string>> = {
-  writes: "writes (POST /public/v1/products, scope products:write)",
+  writes: "writes (POST /public/v1/products, scope products:write; turns details on)",
   details:
     "details (GET /public/v1/products/{id}, /families/{id}, /attributes/{id} and /channels: a product's values, what a family requires, an attribute's options)",
 };
@@ -26,6 +26,17 @@ export function parsePreviewList(text: string): { features: PreviewFeature[] } |
   const unknown = names.filter((n) => !(PREVIEW_FEATURES as readonly string[]).includes(n));
   if (unknown.length) return { unknown };
   return { features: PREVIEW_FEATURES.filter((f) => names.includes(f)) };
+}
+
+// What a feature needs of the others: writing a product takes reading what its body is built from (a family's
+// required attributes, an attribute's options: `details`) and the product created (its Location).
+const NEEDS: Readonly<Partial<Record<PreviewFeature, readonly PreviewFeature[]>>> = { writes: ["details"] };
+
+// The features named and those they need, in PREVIEW_FEATURES' order.
+export function withNeeds(named: readonly PreviewFeature[]): PreviewFeature[] {
+  const on = new Set(named);
+  for (const f of named) for (const n of NEEDS[f] ?? []) on.add(n);
+  return PREVIEW_FEATURES.filter((f) => on.has(f));
 }
 
 // Whether a preview feature is switched on.

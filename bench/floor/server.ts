@@ -6,6 +6,7 @@ import http from "node:http";
 import { openPg, type Queryable } from "@/db/client";
 import { hashApiKey, isWellFormedApiKey } from "@/lib/keys/format";
 import { loadConfig } from "@/lib/config";
+import { ITEM_ENDPOINTS } from "@/lib/public-api/detail-endpoints";
 import { ENDPOINTS } from "@/lib/public-api/endpoints";
 import { parseQuery } from "@/lib/public-api/params";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
@@ -34,14 +35,25 @@ for (const r of await db.query<{
   keys.set(r.key_hash, { id: r.id, orgId: r.org_id, orgSlug: r.slug, scopes: new Set(r.scopes) });
 }
 
-type Name = keyof typeof ENDPOINTS;
+// The endpoint a path names: a list, or a product read whole (preview `details`), with its path's parameters.
+function endpointOf(pathname: string) {
+  const list = /^\/public\/v1\/([a-z]+)$/.exec(pathname);
+  const none: Record<string, string> = {};
+  if (list && list[1]! in ENDPOINTS)
+    return { endpoint: ENDPOINTS[list[1] as keyof typeof ENDPOINTS], params: none };
+  const item = /^\/public\/v1\/products\/([^/]+)$/.exec(pathname);
+  if (item) return { endpoint: ITEM_ENDPOINTS.product, params: { id: decodeURIComponent(item[1]!) } };
+  return undefined;
+}
 
 // The catalog's caches of each database handle (the recording handles of EXPLAIN start cold).
 const contexts = new Map<Queryable, CatalogContext>();
 
-// Runs one list endpoint's handler on a database handle.
-async function run(database: Queryable, name: Name, url: URL, key: { orgId: string; orgSlug: string }) {
-  const endpoint = ENDPOINTS[name];
+// Runs the handler of a path's endpoint on a database handle.
+async function run(database: Queryable, url: URL, key: { orgId: string; orgSlug: string }) {
+  const found = endpointOf(url.pathname);
+  if (!found) throw new PublicApiError("PUBLIC_API_NOT_FOUND");
+  const { endpoint, params } = found;
   const query = parseQuery(url.searchParams, endpoint.query as never);
   const handler = endpoint.handler as (ctx: Partial<ApiContext<unknown>>) => Promise<unknown>;
   let catalog = contexts.get(database);
@@ -50,13 +62,12 @@ async function run(database: Queryable, name: Name, url: URL, key: { orgId: stri
     const counting = database === db ? db.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS) : database;
     contexts.set(database, (catalog = catalogContext(database, { counting })));
   }
-  return handler({ catalog, org: { id: key.orgId, slug: key.orgSlug }, query, config });
+  return handler({ catalog, org: { id: key.orgId, slug: key.orgSlug }, query, config, params });
 }
 
 // EXPLAIN (ANALYZE, BUFFERS) of every statement one request runs: on a cold count cache, then warm.
 async function explain(target: URL, key: { orgId: string; orgSlug: string }): Promise<string> {
-  const m = /^\/public\/v1\/([a-z]+)$/.exec(target.pathname);
-  if (!m || !(m[1]! in ENDPOINTS)) throw new Error(`not a list path: ${target.pathname}`);
+  if (!endpointOf(target.pathname)) throw new Error(`not an endpoint's path: ${target.pathname}`);
   const recorded: { text: string; params: readonly unknown[] }[] = [];
   const recorder: Queryable = {
     query: async <R>(text: string, params: readonly unknown[] = []) => {
@@ -66,10 +77,10 @@ async function explain(target: URL, key: { orgId: string; orgSlug: string }): Pr
   };
   const out: string[] = [];
   // The unfiltered list first, as a running server would have counted it: a search's plan depends on its share.
-  await run(recorder, m[1] as Name, new URL(target.pathname, target), key);
+  await run(recorder, new URL(target.pathname, target), key);
   for (const phase of ["cold (first request after a catalog change: page + count)", "warm (count cached)"]) {
     recorded.length = 0;
-    await run(recorder, m[1] as Name, target, key);
+    await run(recorder, target, key);
     out.push(`## ${phase}\n`);
     for (const s of [...recorded]) {
       const plan = await db.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${s.text}`, s.params);
@@ -112,9 +123,8 @@ const server = http.createServer((req, res) => {
       const target = new URL(url.searchParams.get("path") ?? "/", "http://floor.local");
       return send(res, 200, await explain(target, key), { "content-type": "text/markdown" });
     }
-    const m = /^\/public\/v1\/([a-z]+)$/.exec(url.pathname);
-    if (!m || !(m[1]! in ENDPOINTS)) return send(res, 404, { statusCode: 404 });
-    return send(res, 200, await run(db, m[1] as Name, url, key));
+    if (!endpointOf(url.pathname)) return send(res, 404, { statusCode: 404 });
+    return send(res, 200, await run(db, url, key));
   })().catch((err: unknown) => {
     if (err instanceof PublicApiError) return send(res, err.status, errorBody(err, "floor"));
     console.error("[floor]", err);

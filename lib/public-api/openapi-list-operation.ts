@@ -1,4 +1,5 @@
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
+import { unknownParamText } from "./query-messages";
 import { insufficientScope } from "./pipeline";
 import { keyInQueryMessage } from "./authenticate";
 import { IF_NONE_MATCH_MAX, IF_NONE_MATCH_TOO_LONG } from "./conditional";
@@ -146,9 +147,7 @@ export function readErrorResponses(
         ...invalid,
         unknownParameter: errorExample(
           "PUBLIC_API_INVALID_QUERY",
-          parameters.length
-            ? `Paramètre « per_page » inconnu. Paramètres acceptés : ${parameters.join(", ")}.`
-            : "Paramètre « per_page » inconnu : cette ressource n'accepte aucun paramètre.",
+          unknownParamText("per_page", [...parameters]),
         ),
       },
     ),

@@ -18,6 +18,7 @@ import type { PreviewFeature } from "@/lib/preview";
 import { ENDPOINTS } from "./endpoints";
 import { errorBodySchema, readErrorBodySchema } from "./api-errors";
 import { createProductOperation } from "./openapi-create-product";
+import { detailPaths } from "./openapi-details";
 import { headerComponents } from "./openapi-headers";
 import { componentSchemas, jsonSchema, type Json } from "./openapi-json-schema";
 import { listOperation } from "./openapi-list-operation";
@@ -37,6 +38,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
   }
   if (writes) (paths[ENDPOINTS.products.path] as Json).post = createProductOperation();
   const details = options.preview?.includes("details") === true;
+  if (details) Object.assign(paths, detailPaths());
   const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
@@ -94,9 +96,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
         // and one named Error shadows JavaScript's global Error class in the code that imports it.
         ApiError: jsonSchema(readErrorBodySchema, "output"),
-        ...(details || writes ? { ProductDetail: jsonSchema(productDetailSchema, "output") } : {}),
         ...(details
           ? {
+              ProductDetail: jsonSchema(productDetailSchema, "output"),
               FamilyDetail: jsonSchema(familyDetailSchema, "output"),
               AttributeDetail: jsonSchema(attributeDetailSchema, "output"),
               Channel: jsonSchema(channelSchema, "output"),

@@ -43,6 +43,8 @@ export function refusalText(r: Refusal): string {
 
 // A parameter the query does not take.
 export function unknownParamText(name: string, accepted: string[]): string {
+  if (accepted.length === 0)
+    return `Paramètre « ${truncate(name)} » inconnu : cette ressource n'accepte aucun paramètre.`;
   return `Paramètre « ${truncate(name)} » inconnu. Paramètres acceptés : ${accepted.join(", ")}.`;
 }
 

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { getConfig } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
 import { createProductRoute } from "./create-product-route";
+import { CHANNELS_ENDPOINT, ITEM_ENDPOINTS, type ItemEndpoint } from "./detail-endpoints";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { plainError } from "./error-response";
 import { baseHeaders, preflightResponse } from "./headers";
@@ -19,11 +20,10 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 // The parameters of a resource's path (`{id}` of /public/v1/products/{id}), decoded.
 export type PathParams = Readonly<Record<string, string>>;
 
-// One operation: what answers it, and the preview features it belongs to (absent: V1, always on; several: on while
-// any of them is).
+// One operation: what answers it, and the preview feature it belongs to (absent: V1, always on).
 interface Operation {
   handle: (request: Request, params: PathParams) => Promise<Response>;
-  preview?: PreviewFeature | readonly PreviewFeature[];
+  preview?: PreviewFeature;
 }
 
 // One resource: its path (a last segment `{id}` is a parameter) and its operations by method. A resource whose
@@ -41,6 +41,14 @@ function list<Q>(e: ListEndpoint<Q>, preview?: PreviewFeature): Operation {
   return {
     handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: e.name }),
     preview,
+  };
+}
+
+// An item endpoint's GET (preview `details`): the pipeline with its scope and query, its ETag from its answer.
+function item<Q>(e: ItemEndpoint<Q>): Operation {
+  return {
+    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditionalItem: true }),
+    preview: "details",
   };
 }
 
@@ -71,6 +79,10 @@ const RESOURCES = {
   attributes: { path: ENDPOINTS.attributes.path, operations: { GET: list(ENDPOINTS.attributes) } },
   categories: { path: ENDPOINTS.categories.path, operations: { GET: list(ENDPOINTS.categories) } },
   media: { path: ENDPOINTS.media.path, operations: { GET: list(ENDPOINTS.media) } },
+  product: { path: ITEM_ENDPOINTS.product.path, operations: { GET: item(ITEM_ENDPOINTS.product) } },
+  family: { path: ITEM_ENDPOINTS.family.path, operations: { GET: item(ITEM_ENDPOINTS.family) } },
+  attribute: { path: ITEM_ENDPOINTS.attribute.path, operations: { GET: item(ITEM_ENDPOINTS.attribute) } },
+  channels: { path: CHANNELS_ENDPOINT.path, operations: { GET: list(CHANNELS_ENDPOINT, "details") } },
   "openapi.json": { path: "/public/v1/openapi.json", operations: { GET: { handle: openApiDocument } } },
 } satisfies Record<string, Resource>;
 
@@ -124,9 +136,7 @@ function exists(resource: Resource): boolean {
 function operation(resource: Resource, method: string): Operation | undefined {
   const op = resource.operations[(method === "HEAD" ? "GET" : method) as Method];
   if (op?.preview === undefined) return op;
-  const config = getRuntime().config;
-  const features = typeof op.preview === "string" ? [op.preview] : op.preview;
-  return features.some((f) => previewOn(f, config)) ? op : undefined;
+  return previewOn(op.preview, getRuntime().config) ? op : undefined;
 }
 
 // A resource's Allow header: the methods of its operations switched on now (`GET, HEAD` on V1, `GET, HEAD, POST` on

@@ -8,8 +8,9 @@ import { readyBanner } from "@/scripts/lib/banner";
 const base = { baseUrl: "http://localhost:3000", startupMs: 2345, buildMs: 0 };
 
 describe("the preview features a configuration turns on (config.preview, what the banner names)", () => {
-  it("names writes while PUBLIC_API_WRITE_PREVIEW (the alias) is on, nothing otherwise", () => {
-    expect(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "true" }).preview).toEqual(["writes"]);
+  it("names writes (and details, which writing needs) while PUBLIC_API_WRITE_PREVIEW (the alias) is on, nothing otherwise", () => {
+    expect(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "true" }).preview).toEqual(["writes", "details"]);
+    expect(loadConfig({ PUBLIC_API_PREVIEW: "writes" }).preview).toEqual(["writes", "details"]);
     expect(loadConfig({ PUBLIC_API_WRITE_PREVIEW: "false" }).preview).toEqual([]);
     expect(loadConfig({}).preview).toEqual([]);
   });
@@ -35,9 +36,7 @@ describe("the preview features a configuration turns on (config.preview, what th
 describe("readyBanner", () => {
   it("lists the preview features that are on, with what each adds", () => {
     const lines = readyBanner({ ...base, previews: ["writes"] });
-    expect(lines).toContain(
-      "Preview features on (not part of V1): writes (POST /public/v1/products, scope products:write).",
-    );
+    expect(lines).toContain(`Preview features on (not part of V1): ${PREVIEW_FEATURE_TEXT.writes}.`);
   });
 
   it("takes several names, each with what it adds", () => {

@@ -97,9 +97,12 @@ describe("reference coverage", () => {
     expect(ROUTE_NAMES.length).toBeGreaterThanOrEqual(5);
   });
 
-  it("documents every route of the API, and only those", () => {
+  it("documents every route of the API, and only those (a preview feature's, off here, is a 404)", async () => {
     const documented = reference.map((e) => e.path).sort();
-    expect(documented).toEqual(ROUTE_NAMES.map((n) => `/public/v1/${n}`));
+    const served: string[] = [];
+    for (const n of ROUTE_NAMES) if ((await get(n, [])).status !== 404) served.push(`/public/v1/${n}`);
+    expect(documented).toEqual(served);
+    expect(served.length).toBeGreaterThanOrEqual(5);
     for (const e of reference) {
       expect(e.slug, `reference page slug of ${e.path}`).toBe(e.path.replace("/public/v1/", ""));
       expect(e.scope, `scope of ${e.path}`).toMatch(/^[a-z]+:read$/);
@@ -142,8 +145,8 @@ describe("reference coverage", () => {
   });
 
   it("would catch a parameter the API rejects: an undocumented one answers 400", async () => {
-    for (const name of ROUTE_NAMES) {
-      const e = reference.find((r) => r.path === `/public/v1/${name}`)!;
+    for (const e of reference) {
+      const name = e.path.replace("/public/v1/", "");
       expect(e.params.some((p) => p.name === "per_page")).toBe(false);
       const res = await get(name, [["per_page", "5"]]);
       expect(res.status).toBe(400);

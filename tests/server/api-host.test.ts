@@ -366,7 +366,7 @@ describe("the API's router behind its host (write preview on)", () => {
   it("404 and 405 from the router, in the error shape, under /public/ and /public/v1 alike", async () => {
     expect((await send("GET", "/public/v2/products", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
     expect((await send("GET", "/public", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
-    expect((await send("GET", "/public/v1/channels", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
+    expect((await send("GET", "/public/v1/orders", auth())).json.code).toBe("PUBLIC_API_NOT_FOUND");
     expect((await send("PUT", "/public/v1/products", auth())).json.code).toBe(
       "PUBLIC_API_METHOD_NOT_ALLOWED",
     );

@@ -1,0 +1,107 @@
+// The endpoints of the preview feature `details` (DESIGN §5): a product, a family or an attribute read whole by its
+// id, and the channels listed. The router serves them only while the feature is on; the OpenAPI document and the
+// reference read this table.
+import type { z } from "zod";
+import { attributeDetailQuery, getAttributeDetail } from "@/lib/catalog/attributes";
+import { channelsQuery, listChannels } from "@/lib/catalog/channels";
+import { familyDetailQuery, getFamilyDetail } from "@/lib/catalog/families";
+import { getProductDetail, productDetailQuery } from "@/lib/catalog/product-detail";
+import type { QueryDef } from "@/lib/catalog/list-query-grammar";
+import {
+  attributeDetailSchema,
+  channelSchema,
+  familyDetailSchema,
+  productDetailSchema,
+} from "@/lib/catalog/schemas";
+import { READ_SCOPES, type ReadScope } from "@/lib/keys/scopes";
+import { PublicApiError } from "./api-errors";
+import type { ListEndpoint } from "./endpoints";
+import type { ApiHandler } from "./pipeline";
+
+// One item endpoint: a resource of the key's organization by its id.
+export interface ItemEndpoint<Q = unknown> {
+  name: "product" | "family" | "attribute";
+  path: `/public/v1/${string}/{id}`;
+  scope: ReadScope;
+  summary: string;
+  description: string;
+  query: QueryDef<Q>;
+  item: z.ZodType;
+  /** The 404's message: the same for an id of another organization as for one that exists nowhere. */
+  notFound: string;
+  handler: ApiHandler<Q>;
+}
+
+function item<Q>(e: ItemEndpoint<Q>): ItemEndpoint<Q> {
+  return e;
+}
+
+// The item, or the endpoint's 404.
+function found<T>(message: string, value: T | undefined): T {
+  if (value === undefined) throw new PublicApiError("PUBLIC_API_NOT_FOUND", message);
+  return value;
+}
+
+const NOT_FOUND = {
+  product: "Produit introuvable : aucun produit de l'organisation de la clé API n'a cet identifiant.",
+  family: "Famille introuvable : aucune famille de l'organisation de la clé API n'a cet identifiant.",
+  attribute: "Attribut introuvable : aucun attribut de l'organisation de la clé API n'a cet identifiant.",
+};
+
+// The item endpoints, by the name the router gives their resource.
+export const ITEM_ENDPOINTS = {
+  product: item({
+    name: "product",
+    path: "/public/v1/products/{id}",
+    scope: "products:read",
+    summary: "Get a product",
+    description:
+      "Returns one product of the key's organization whole: the list item's fields, `createdAt`, its values by attribute code and its media. With `channelId`, a scopable attribute's value is the channel's, else the unscoped one.",
+    query: productDetailQuery,
+    item: productDetailSchema,
+    notFound: NOT_FOUND.product,
+    handler: async ({ catalog, org, query, params, config }) =>
+      found(NOT_FOUND.product, await getProductDetail(catalog, org, params.id!, query, config.baseUrl)),
+  }),
+  family: item({
+    name: "family",
+    path: "/public/v1/families/{id}",
+    scope: "families:read",
+    summary: "Get a family",
+    description:
+      "Returns one family of the key's organization with its attributes, each saying whether a product of the family needs a value (`required`).",
+    query: familyDetailQuery,
+    item: familyDetailSchema,
+    notFound: NOT_FOUND.family,
+    handler: async ({ catalog, org, params }) =>
+      found(NOT_FOUND.family, await getFamilyDetail(catalog, org.id, params.id!)),
+  }),
+  attribute: item({
+    name: "attribute",
+    path: "/public/v1/attributes/{id}",
+    scope: "attributes:read",
+    summary: "Get an attribute",
+    description:
+      "Returns one attribute of the key's organization; a SELECT or MULTI_SELECT attribute with its `options` (the codes a value may take).",
+    query: attributeDetailQuery,
+    item: attributeDetailSchema,
+    notFound: NOT_FOUND.attribute,
+    handler: async ({ catalog, org, params }) =>
+      found(NOT_FOUND.attribute, await getAttributeDetail(catalog, org.id, params.id!)),
+  }),
+};
+
+// GET /public/v1/channels: the organization's channels (the ids `channelId` takes), readable with any read scope: a
+// channel is how every resource's values are read, not a resource of its own, and a key made before the preview
+// (five read scopes, or one) reads them without a new scope.
+export const CHANNELS_ENDPOINT: ListEndpoint<z.infer<typeof channelsQuery.schema>> = {
+  name: "channels",
+  path: "/public/v1/channels",
+  scope: READ_SCOPES,
+  summary: "List channels",
+  description:
+    "Returns the channels of the key's organization: the ids `channelId` takes. Readable with any read scope.",
+  query: channelsQuery,
+  item: channelSchema,
+  handler: ({ catalog, org, query }) => listChannels(catalog, org.id, query),
+};

@@ -1,0 +1,229 @@
+// Preview feature `details` through the router (issue 23): a product, a family, an attribute read whole and the
+// channels listed, on PGlite and on the Postgres server; the shared security cases on each operation; off, every
+// one of them is the 404 of an unknown path.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  attributeDetailSchema,
+  channelSchema,
+  familyDetailSchema,
+  productDetailSchema,
+} from "@/lib/catalog/schemas";
+import { generateApiKey } from "@/lib/keys/format";
+import { call, setupApi, swapRuntime, type ApiFixture } from "../support/api";
+import { createRuntime } from "@/lib/runtime";
+import { loadConfig } from "@/lib/config";
+
+const REQUEST_ID = /^[0-9a-f-]{36}$/;
+
+// An error answer in the contract's shape.
+function expectError(
+  res: { status: number; body: any; headers: Headers }, // eslint-disable-line @typescript-eslint/no-explicit-any
+  status: number,
+  code: string,
+) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(res.body).toMatchObject({ statusCode: status, code });
+  expect(res.body.requestId).toMatch(REQUEST_ID);
+  expect(typeof res.body.message).toBe("string");
+}
+
+describe.each(["pglite", "pg"] as const)("preview `details` on %s", (driver) => {
+  let fx: ApiFixture;
+  // The first item of each of acme's and globex's lists (ids read from the API, none hard-coded).
+  const ids: Record<"acme" | "globex", Record<"product" | "family" | "attribute", string>> = {
+    acme: { product: "", family: "", attribute: "" },
+    globex: { product: "", family: "", attribute: "" },
+  };
+  beforeAll(async () => {
+    fx = await setupApi(driver, { PUBLIC_API_PREVIEW: "details" });
+    for (const org of ["acme", "globex"] as const) {
+      const key = fx[org].full;
+      ids[org].product = (await call("/public/v1/products?perPage=1", { key })).body.data[0].id;
+      ids[org].family = (await call("/public/v1/families?perPage=1", { key })).body.data[0].id;
+      ids[org].attribute = (
+        await call("/public/v1/attributes?type=SELECT&perPage=1", { key })
+      ).body.data[0].id;
+    }
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  // Each operation: its path for acme's first item, the scope it needs, the schema of its answer.
+  const operations = () => [
+    {
+      name: "product",
+      path: `/public/v1/products/${ids.acme.product}`,
+      other: `/public/v1/products/${ids.globex.product}`,
+      scope: "products" as const,
+      check: (b: unknown) => productDetailSchema.parse(b),
+    },
+    {
+      name: "family",
+      path: `/public/v1/families/${ids.acme.family}`,
+      other: `/public/v1/families/${ids.globex.family}`,
+      scope: "families" as const,
+      check: (b: unknown) => familyDetailSchema.parse(b),
+    },
+    {
+      name: "attribute",
+      path: `/public/v1/attributes/${ids.acme.attribute}`,
+      other: `/public/v1/attributes/${ids.globex.attribute}`,
+      scope: "attributes" as const,
+      check: (b: unknown) => attributeDetailSchema.parse(b),
+    },
+  ];
+
+  it("reads each item whole, as its list shows it plus its details; ETag and 304", async () => {
+    for (const op of operations()) {
+      const res = await call(op.path, { key: fx.acme.full });
+      expect(res.status, op.path).toBe(200);
+      const item = op.check(res.body) as { id: string };
+      expect(item.id).toBe(op.path.split("/").pop());
+      const tag = res.headers.get("etag");
+      expect(tag).toMatch(/^"[\w-]{32}"$/);
+      expect(res.headers.get("cache-control")).toBe("private, no-cache");
+      const again = await call(op.path, { key: fx.acme.full, headers: { "if-none-match": tag! } });
+      expect(again.status).toBe(304);
+      expect(again.body).toBeUndefined();
+    }
+  });
+
+  it("an item's fields are its list item's, with the details added", async () => {
+    const key = fx.acme.full;
+    const product = (await call(`/public/v1/products/${ids.acme.product}`, { key })).body;
+    const listed = (await call("/public/v1/products?perPage=1", { key })).body.data[0];
+    expect(product).toMatchObject(listed);
+    const family = (await call(`/public/v1/families/${ids.acme.family}`, { key })).body;
+    expect(family).toMatchObject((await call("/public/v1/families?perPage=1", { key })).body.data[0]);
+    expect(family.attributes.length).toBeGreaterThan(0);
+    const attribute = (await call(`/public/v1/attributes/${ids.acme.attribute}`, { key })).body;
+    expect(attribute.type).toBe("SELECT");
+    expect(attribute.options.length).toBeGreaterThan(0);
+  });
+
+  it("lists the channels with any read scope, never another organization's", async () => {
+    const res = await call("/public/v1/channels", { key: fx.acme.full });
+    expect(res.status).toBe(200);
+    for (const c of res.body.data) channelSchema.parse(c);
+    const globex = (await call("/public/v1/channels", { key: fx.globex.full })).body.data.map(
+      (c: { id: string }) => c.id,
+    );
+    for (const c of res.body.data) expect(globex).not.toContain(c.id);
+    for (const without of Object.values(fx.acme.without)) {
+      expect((await call("/public/v1/channels", { key: without })).status).toBe(200);
+    }
+  });
+
+  describe("the shared security cases, on each operation", () => {
+    const each =
+      (fn: (op: ReturnType<typeof operations>[number] | { name: string; path: string }) => Promise<void>) =>
+      async () => {
+        for (const op of [...operations(), { name: "channels", path: "/public/v1/channels" }]) await fn(op);
+      };
+
+    it(
+      "401 without a key, with an unknown key, an expired or a revoked one",
+      each(async (op) => {
+        expectError(await call(op.path), 401, "PUBLIC_API_KEY_MISSING");
+        expectError(await call(op.path, { key: generateApiKey() }), 401, "PUBLIC_API_KEY_INVALID");
+        expectError(await call(op.path, { key: fx.acme.expired }), 401, "PUBLIC_API_KEY_EXPIRED");
+        expectError(await call(op.path, { key: fx.acme.revoked }), 401, "PUBLIC_API_KEY_REVOKED");
+      }),
+    );
+
+    it("403 without the resource's scope (an item)", async () => {
+      for (const op of operations()) {
+        const res = await call(op.path, {
+          key: fx.acme.without[op.scope === "products" ? "products" : op.scope],
+        });
+        expectError(res, 403, "PUBLIC_API_INSUFFICIENT_SCOPE");
+        expect(res.body.message).toContain(`${op.scope}:read`);
+      }
+    });
+
+    it("404 for another organization's id and for one that exists nowhere, the same answer", async () => {
+      for (const op of operations()) {
+        const other = await call(op.other, { key: fx.acme.full });
+        const nowhere = await call(`${op.path.replace(/\/[^/]+$/, "")}/${op.name}_nowhere`, {
+          key: fx.acme.full,
+        });
+        expectError(other, 404, "PUBLIC_API_NOT_FOUND");
+        expectError(nowhere, 404, "PUBLIC_API_NOT_FOUND");
+        expect(other.body.message).toBe(nowhere.body.message);
+        expect(JSON.stringify(other.body)).not.toContain(op.other.split("/").pop());
+      }
+    });
+
+    it(
+      "400 for an unknown query parameter, naming it",
+      each(async (op) => {
+        const res = await call(`${op.path}?per_page=5`, { key: fx.acme.full });
+        expectError(res, 400, "PUBLIC_API_INVALID_QUERY");
+        expect(res.body.message).toContain("per_page");
+      }),
+    );
+
+    it(
+      "HEAD answers like GET without a body; OPTIONS is the preflight; POST is a 405",
+      each(async (op) => {
+        const head = await call(op.path, { key: fx.acme.full, method: "HEAD" });
+        expect(head.status).toBe(200);
+        expect(head.body).toBeUndefined();
+        const options = await call(op.path, { method: "OPTIONS" });
+        expect(options.status).toBe(204);
+        const post = await call(op.path, { key: fx.acme.full, method: "POST" });
+        expectError(post, 405, "PUBLIC_API_METHOD_NOT_ALLOWED");
+        expect(post.headers.get("allow")).toBe("GET, HEAD");
+      }),
+    );
+  });
+
+  it("429 once a key spends its quota, on an item as on a list", async () => {
+    const rt = createRuntime(
+      loadConfig({
+        PUBLIC_BASE_URL: "http://api.test",
+        PUBLIC_API_PREVIEW: "details",
+        RATE_LIMIT_REQUESTS: "3",
+      }),
+      fx.db,
+    );
+    await swapRuntime(rt);
+    try {
+      const path = `/public/v1/products/${ids.acme.product}`;
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await call(path, { key: fx.acme.full })).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    } finally {
+      await swapRuntime(fx.runtime);
+    }
+  });
+});
+
+describe("preview `details` off (V1)", () => {
+  let fx: ApiFixture;
+  beforeAll(async () => {
+    fx = await setupApi("pglite");
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it("every one of its paths is the 404 of an unknown path, whatever the method", async () => {
+    const product = (await call("/public/v1/products?perPage=1", { key: fx.acme.full })).body.data[0].id;
+    const unknown = await call("/public/v1/nothing-here", { key: fx.acme.full });
+    for (const path of [
+      `/public/v1/products/${product}`,
+      "/public/v1/families/x",
+      "/public/v1/attributes/x",
+      "/public/v1/channels",
+    ]) {
+      for (const method of ["GET", "HEAD", "OPTIONS", "POST"]) {
+        const res = await call(path, { key: fx.acme.full, method });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        if (method !== "HEAD") expect(res.body.code).toBe(unknown.body.code);
+      }
+    }
+  });
+});

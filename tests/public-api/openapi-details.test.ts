@@ -1,0 +1,85 @@
+// The OpenAPI document with the preview feature `details` on: its four operations marked x-preview, their examples in
+// the shapes the API answers, the V1 document unchanged without it, and the whole lint-clean for @redocly/cli.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  attributeDetailSchema,
+  channelSchema,
+  familyDetailSchema,
+  productDetailSchema,
+} from "@/lib/catalog/schemas";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const on = buildOpenApiDocument("http://api.test", { preview: ["details"] }) as Json;
+const off = buildOpenApiDocument("http://api.test") as Json;
+const PATHS = [
+  "/public/v1/products/{id}",
+  "/public/v1/families/{id}",
+  "/public/v1/attributes/{id}",
+  "/public/v1/channels",
+];
+
+describe("the OpenAPI document of the preview feature `details`", () => {
+  it("adds its four GET operations, each marked x-preview; V1's paths stay as they are", () => {
+    for (const p of PATHS) {
+      expect(on.paths[p]?.get?.["x-preview"], p).toBe(true);
+      expect(Object.keys(on.paths[p]), p).toEqual(["get"]);
+      expect(off.paths[p], p).toBeUndefined();
+    }
+    for (const p of Object.keys(off.paths)) expect(on.paths[p], p).toEqual(off.paths[p]);
+  });
+
+  it("documents each item's id as a path parameter and its 404", () => {
+    for (const p of PATHS.slice(0, 3)) {
+      const op = on.paths[p].get;
+      expect(op.parameters.find((x: Json) => x.in === "path")).toMatchObject({ name: "id", required: true });
+      expect(op.responses["404"].content["application/json"].examples.notFound.value.code).toBe(
+        "PUBLIC_API_NOT_FOUND",
+      );
+      expect(op.responses["304"]).toBeDefined();
+    }
+  });
+
+  it("gives examples in the shapes the API answers (the strict schemas parse them)", () => {
+    const example = (p: string) => on.paths[p].get.responses["200"].content["application/json"].example;
+    expect(() => productDetailSchema.parse(example(PATHS[0]!))).not.toThrow();
+    expect(() => familyDetailSchema.parse(example(PATHS[1]!))).not.toThrow();
+    expect(() => attributeDetailSchema.parse(example(PATHS[2]!))).not.toThrow();
+    for (const item of example(PATHS[3]!).data) expect(() => channelSchema.parse(item)).not.toThrow();
+  });
+
+  it("says channels are readable with any read scope", () => {
+    const op = on.paths["/public/v1/channels"].get;
+    expect(op["x-required-scope"]).toEqual([
+      "products:read",
+      "families:read",
+      "attributes:read",
+      "categories:read",
+      "media:read",
+    ]);
+    expect(op.description).toContain("one of `products:read`");
+  });
+
+  it("passes @redocly/cli lint with no error", () => {
+    const copy = { ...on, servers: [{ url: "https://api.catalog.test" }] };
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "openapi-")), "openapi.json");
+    writeFileSync(file, JSON.stringify(copy));
+    let output = "";
+    let failed = false;
+    try {
+      output = execFileSync(path.resolve("node_modules/.bin/redocly"), ["lint", file, "--format=stylish"], {
+        encoding: "utf8",
+        stdio: "pipe",
+      });
+    } catch (err) {
+      failed = true;
+      output = `${(err as { stdout?: string }).stdout ?? ""}${(err as { stderr?: string }).stderr ?? ""}`;
+    }
+    expect(failed, output).toBe(false);
+  }, 60_000);
+});
