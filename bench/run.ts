@@ -378,13 +378,18 @@ interface Measure {
   pageCacheHits?: number;
 }
 
+// The mix's seeds: each load run draws from the next one (1, 2, …), so that two benchmark runs measure the same
+// sequences of requests (a mix's cost is heavy-tailed: seeds from the clock made two runs incomparable).
+let mixSeed = 0;
+const nextMixSeed = () => ++mixSeed;
+
 // The path a scenario's load generators start from (the mix draws each request's own).
 const urlPath = (s: Scenario) => (s.mix ? "/public/v1/products" : s.path);
 
 // The requests of a run: one per key in rotation, each counting the page cache's answers.
 function requestsFor(s: Scenario, mainKey: string) {
   if (s.mix) {
-    const draw = mixDrawer(s.mix, Date.now());
+    const draw = mixDrawer(s.mix, nextMixSeed());
     return [
       {
         method: "GET",
@@ -480,7 +485,7 @@ async function fixedLoad(base: string, s: Scenario, mainKey: string, rate = RATE
   await new Promise((r) => setTimeout(r, 2_000));
   const r = await openLoopProcess({
     url: `${base}${urlPath(s)}`,
-    ...(s.mix ? { mixFile: MIX_FILE, seed: Date.now() } : {}),
+    ...(s.mix ? { mixFile: MIX_FILE, seed: nextMixSeed() } : {}),
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
     headers: s.headers,
     rate,

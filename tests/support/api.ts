@@ -139,13 +139,13 @@ export interface ApiResponse<T = unknown> {
 // Calls the API's router in-process with a Web Request, as npm start's server and the route files do.
 export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
   path: string,
-  opts: { key?: string | null; method?: string; headers?: Record<string, string> } = {},
+  opts: { key?: string | null; method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<ApiResponse<T>> {
   const url = new URL(path, "http://api.test");
   const method = opts.method ?? "GET";
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  const request = new Request(url, { method, headers });
+  const request = new Request(url, { method, headers, body: opts.body });
   const res = await publicApi.fetch(request);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
