@@ -29,6 +29,12 @@ export function DocsShell({ current, children }: { current: string; children: Re
               `/reference/${e.slug}`,
               <>
                 <span className="method">GET</span> {e.path.replace("/public/v1", "")}
+                {e.preview ? (
+                  <>
+                    {" "}
+                    <span className="tag changed">Preview</span>
+                  </>
+                ) : null}
               </>,
             ),
           )}

@@ -15,6 +15,8 @@ export default function ReferenceIndex() {
   const doc = getOpenApiDocument() as { info: { version: string } };
   const endpoints = getReferenceEndpoints();
   const writes = endpoints.flatMap((e) => e.writes.map((w) => ({ ...w, slug: e.slug })));
+  // Preview `details` is on: its reads are listed, marked Preview.
+  const details = endpoints.some((e) => e.preview);
   return (
     <DocsShell current="/reference">
       <h1>API reference</h1>
@@ -40,6 +42,12 @@ export default function ReferenceIndex() {
                 <Link href={`/reference/${e.slug}`}>
                   <span className="method">GET</span> <code>{e.path}</code>
                 </Link>
+                {e.preview ? (
+                  <>
+                    {" "}
+                    <span className="tag changed">Preview</span>
+                  </>
+                ) : null}
               </td>
               <td>
                 <span className="scope-badge">{e.scope}</span>
@@ -80,9 +88,15 @@ export default function ReferenceIndex() {
         {writes.length > 0 ? (
           <li>
             In preview on this server: <code>POST /public/v1/products</code> (scope{" "}
-            <code>products:write</code>; see <Link href="/docs/creating-products">creating products</Link>).
-            Not available in V1: <code>GET /public/v1/products/{"{id}"}</code>,{" "}
-            <code>GET /public/v1/channels</code> (see the <Link href="/docs/versioning">roadmap</Link>).
+            <code>products:write</code>; see <Link href="/docs/creating-products">creating products</Link>)
+            and the reads marked Preview above (see{" "}
+            <Link href="/docs/reading-whole-products">reading whole products</Link>).
+          </li>
+        ) : details ? (
+          <li>
+            In preview on this server: the reads marked Preview above (see{" "}
+            <Link href="/docs/reading-whole-products">reading whole products</Link>). Not available in V1:{" "}
+            <code>POST /public/v1/products</code> (see the <Link href="/docs/versioning">roadmap</Link>).
           </li>
         ) : (
           <li>

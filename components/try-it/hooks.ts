@@ -34,13 +34,13 @@ export function useParamValues(params: TryItParam[]): TryItParamValues {
 
 // The request of the try-it: the last answer, or why the last request did not complete, whether one is under way,
 // and the ETag of the last answer that had one (to send back in If-None-Match).
-export function useTryItRequest(path: string) {
+export function useTryItRequest() {
   const [answer, setAnswer] = useState<Answer | null>(null);
   const [pending, setPending] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const [lastEtag, setLastEtag] = useState<string | null>(null);
 
-  async function send(query: [string, string][], key: string, ifNoneMatch = "") {
+  async function send(path: string, query: [string, string][], key: string, ifNoneMatch = "") {
     setPending(true);
     setFailure(null);
     try {

@@ -1,28 +1,34 @@
 "use client";
 
-import { useId, useRef, type FormEvent } from "react";
+import { useId, useRef, useState, type FormEvent } from "react";
+import { expandPath } from "@/lib/portal/code-samples";
 import { ConditionalFieldset, useIfNoneMatch } from "./conditional-field";
 import { CurlPreview } from "./curl-preview";
 import { useParamValues, useTryItRequest } from "./hooks";
 import { KeyField, takeKey } from "./key-field";
-import { ParamsFieldset, type TryItParam } from "./params-form";
+import { ParamsFieldset, PathParamsFieldset, type TryItParam } from "./params-form";
 import { ResponseView } from "./response-view";
 
 export type { TryItParam } from "./params-form";
 
-// The try-it form of one endpoint: parameters, a key kept in session storage only, If-None-Match when the endpoint
-// answers conditionally, a real same-origin request and its answer.
+// The try-it form of one endpoint: path parameters (required, percent-encoded into the path), query parameters, a
+// key kept in session storage only, If-None-Match when the endpoint answers conditionally, a real same-origin request
+// and its answer (a page of a list, or one item).
 export function TryIt({
   path,
   scope,
   params,
+  pathParams = [],
   baseUrl,
   demoKey,
   conditional = false,
 }: {
+  /** The path template (`/public/v1/products/{id}` for an item). */
   path: string;
   scope: string;
   params: TryItParam[];
+  /** The path's parameters, each required. */
+  pathParams?: TryItParam[];
   baseUrl: string;
   demoKey?: string;
   /** The endpoint documents If-None-Match (a list: ETag and 304). */
@@ -32,12 +38,14 @@ export function TryIt({
   const keyRef = useRef<HTMLInputElement>(null);
   const form = useParamValues(params);
   const ifNoneMatch = useIfNoneMatch();
-  const { answer, pending, failure, lastEtag, send } = useTryItRequest(path);
+  const [pathValues, setPathValues] = useState<Record<string, string>>({});
+  const target = expandPath(path, pathValues);
+  const { answer, pending, failure, lastEtag, send } = useTryItRequest();
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     const key = takeKey(keyRef.current);
-    await send(form.query(), key, conditional ? ifNoneMatch.header(lastEtag) : "");
+    await send(target, form.query(), key, conditional ? ifNoneMatch.header(lastEtag) : "");
   }
 
   return (
@@ -49,7 +57,15 @@ export function TryIt({
       </p>
       <form onSubmit={submit} className="try-it-form">
         <KeyField id={id} inputRef={keyRef} demoKey={demoKey} />
-        <ParamsFieldset id={id} params={params} form={form} />
+        {pathParams.length ? (
+          <PathParamsFieldset
+            id={id}
+            params={pathParams}
+            values={pathValues}
+            setValue={(name, value) => setPathValues((v) => ({ ...v, [name]: value }))}
+          />
+        ) : null}
+        {params.length ? <ParamsFieldset id={id} params={params} form={form} /> : null}
         {conditional ? <ConditionalFieldset id={id} value={ifNoneMatch} lastEtag={lastEtag} /> : null}
         <div className="actions">
           <button type="submit" className="primary" disabled={pending}>
@@ -64,10 +80,10 @@ export function TryIt({
             {failure}
           </p>
         ) : null}
-        {answer ? <ResponseView answer={answer} /> : null}
+        {answer ? <ResponseView answer={answer} item={pathParams.length > 0} /> : null}
         <CurlPreview
           baseUrl={baseUrl}
-          path={path}
+          path={answer ? answer.path : target}
           query={answer ? answer.query : form.query()}
           ifNoneMatch={answer ? answer.ifNoneMatch : conditional ? ifNoneMatch.header(lastEtag) : ""}
         />

@@ -118,3 +118,49 @@ function ValueField({ id, param: p, form }: { id: string; param: TryItParam; for
     </div>
   );
 }
+
+// The path parameters of the form (`{id}`): one required text input each; the value goes percent-encoded into the
+// path.
+export function PathParamsFieldset({
+  id,
+  params,
+  values,
+  setValue,
+}: {
+  id: string;
+  params: TryItParam[];
+  values: Record<string, string>;
+  setValue(name: string, value: string): void;
+}) {
+  return (
+    <fieldset className="params">
+      <legend>Path parameters</legend>
+      {params.map((p) => {
+        const fid = `${id}-path-${p.name}`;
+        return (
+          <div className="field" key={p.name}>
+            <label htmlFor={fid}>
+              <code>{p.name}</code> <span className="type">{p.type}</span>{" "}
+              <span className="muted">required</span>
+            </label>
+            <input
+              id={fid}
+              name={p.name}
+              type="text"
+              required
+              autoComplete="off"
+              spellCheck={false}
+              value={values[p.name] ?? ""}
+              placeholder={p.example ?? ""}
+              aria-describedby={`${fid}-help`}
+              onChange={(e) => setValue(p.name, e.target.value)}
+            />
+            <p id={`${fid}-help`} className="help">
+              {p.description}
+            </p>
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}

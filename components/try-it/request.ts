@@ -9,6 +9,8 @@ export interface Answer {
   body: string;
   /** Path and query string, as sent. */
   url: string;
+  /** The path alone, as sent (path parameters filled). */
+  path: string;
   query: [string, string][];
   /** The If-None-Match header sent, if any. */
   ifNoneMatch?: string;
@@ -76,6 +78,7 @@ export async function fetchAnswer(
     headers,
     body,
     url,
+    path,
     query,
     ifNoneMatch: sentTag || undefined,
     etag: res.headers.get("etag"),

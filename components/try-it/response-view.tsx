@@ -16,8 +16,8 @@ const REASONS: Record<number, string> = {
 };
 
 // One answer: status, time and URL, the shown headers, and the body with a copy button (a 304 has none: a note
-// says why instead).
-export function ResponseView({ answer }: { answer: Answer }) {
+// says why instead). `item`: the answer is one resource (an item endpoint), not a page of a list.
+export function ResponseView({ answer, item = false }: { answer: Answer; item?: boolean }) {
   const tone = answer.status < 400 ? "ok" : answer.status < 500 ? "client-error" : "server-error";
   return (
     <div className={`answer ${tone}`} data-testid="try-it-answer">
@@ -45,9 +45,9 @@ export function ResponseView({ answer }: { answer: Answer }) {
       ) : null}
       {answer.status === 304 ? (
         <p data-testid="try-it-not-modified">
-          <strong>No body: the list is unchanged</strong> since the answer whose ETag was sent in{" "}
-          <code>If-None-Match: {answer.ifNoneMatch}</code>. Keep the copy you have; this request counted
-          against the key&apos;s quota like any other.
+          <strong>No body: the {item ? "resource" : "list"} is unchanged</strong> since the answer whose ETag
+          was sent in <code>If-None-Match: {answer.ifNoneMatch}</code>. Keep the copy you have; this request
+          counted against the key&apos;s quota like any other.
         </p>
       ) : (
         <div className="code-block">

@@ -89,3 +89,12 @@ export function pythonSample(r: SampleRequest): string {
 export function allSamples(r: SampleRequest): Record<SampleLanguage, string> {
   return { curl: curlSample(r), javascript: javascriptSample(r), python: pythonSample(r) };
 }
+
+// A path template (`/public/v1/products/{id}`) with each `{name}` replaced by its value, percent-encoded as one path
+// segment; a parameter without a value is left as `{name}`.
+export function expandPath(path: string, values: Record<string, string>): string {
+  return path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const v = (values[name] ?? "").trim();
+    return v === "" ? whole : encodeURIComponent(v);
+  });
+}

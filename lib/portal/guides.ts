@@ -244,6 +244,13 @@ const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature })[] = [
       "Keep a copy of a list up to date: a first full walk, then updatedSince, If-None-Match and 304 on polls, back-off, deletions, and what moves updatedAt.",
   },
   {
+    slug: "reading-whole-products",
+    title: "Reading whole products (preview)",
+    description:
+      "Read a product whole with its values by attribute type, in a channel with channelId, list the channels, read a family's required attributes and an attribute's options, and revalidate with ETag and 304.",
+    preview: "details",
+  },
+  {
     slug: "creating-products",
     title: "Creating products (preview)",
     description:
@@ -292,7 +299,7 @@ const SOURCES = new Map(
   }),
 );
 
-// The guides of the portal, in reading order (the write preview's only while it is on).
+// The guides of the portal, in reading order (a preview feature's only while it is on).
 export function getGuides(): Guide[] {
   const config = getConfig();
   return GUIDES.filter((g) => !g.preview || previewOn(g.preview, config)).map(

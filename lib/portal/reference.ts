@@ -106,6 +106,12 @@ export interface RefEndpoint {
   description: string;
   tag: string;
   scope: string;
+  /** Marked `x-preview` in the document (a preview feature's operation): may still change. */
+  preview: boolean;
+  /** Whether the 200 is one item (an item endpoint of preview `details`) rather than a page of items. */
+  item: boolean;
+  /** Path parameters (`{id}`), all required. */
+  pathParams: RefParam[];
   /** Query parameters. */
   params: RefParam[];
   /** Request headers besides Authorization (If-None-Match). */
@@ -299,6 +305,9 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       description: stripScope(op.description),
       tag: String((op.tags as string[] | undefined)?.[0] ?? ""),
       scope: String(op["x-required-scope"] ?? ""),
+      preview: op["x-preview"] === true,
+      item: !page,
+      pathParams: params.filter((p) => p.in === "path").map(param),
       params: params.filter((p) => p.in === "query").map(param),
       headerParams: params.filter((p) => p.in === "header").map(param),
       itemSchemaName: itemRef.split("/").pop() ?? "",

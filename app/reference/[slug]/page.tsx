@@ -14,7 +14,7 @@ import { QueryParamsTable } from "@/components/reference/query-params-table";
 import { WriteOperationSection } from "@/components/reference/write-operation-section";
 import { TryIt } from "@/components/try-it";
 import { getConfig } from "@/lib/config";
-import { SAMPLE_LANGUAGES, allSamples } from "@/lib/portal/code-samples";
+import { SAMPLE_LANGUAGES, allSamples, expandPath } from "@/lib/portal/code-samples";
 import { getDemoKey } from "@/lib/portal/demo-key";
 import { getReferenceEndpoint } from "@/lib/portal/reference";
 
@@ -37,10 +37,12 @@ export default async function EndpointPage({ params }: Props) {
   if (!e) notFound();
   const { baseUrl } = getConfig();
   const demoKey = getDemoKey(await headers());
-  const sampleQuery: [string, string][] = [["perPage", "5"]];
+  // A list's samples ask for a short sorted page; an item's for the example's id.
+  const sampleQuery: [string, string][] = e.item ? [] : [["perPage", "5"]];
   const sort = e.params.find((p) => p.name === "sort");
   if (sort?.example) sampleQuery.push(["sort", sort.example]);
-  const samples = allSamples({ baseUrl, path: e.path, query: sampleQuery, key: "$PCA_API_KEY" });
+  const samplePath = expandPath(e.path, { id: String(e.exampleResponse.id ?? "") });
+  const samples = allSamples({ baseUrl, path: samplePath, query: sampleQuery, key: "$PCA_API_KEY" });
   return (
     <DocsShell current={`/reference/${slug}`}>
       <article>
@@ -49,6 +51,12 @@ export default async function EndpointPage({ params }: Props) {
         <p className="endpoint-line">
           <span className="method">GET</span>
           <code>{e.path}</code>
+          {e.preview ? (
+            <>
+              {" "}
+              <span className="tag changed">Preview</span>
+            </>
+          ) : null}
         </p>
         <p>
           <InlineMarkdown source={e.description} />
@@ -60,9 +68,23 @@ export default async function EndpointPage({ params }: Props) {
           </span>
         </p>
 
+        {e.pathParams.length ? (
+          <>
+            <h2 id="path-parameters">Path parameters</h2>
+            <p className="muted">Required, percent-encoded as one path segment.</p>
+            <ParamsTable label="Path parameters" params={e.pathParams} />
+          </>
+        ) : null}
+
         <h2 id="parameters">Query parameters</h2>
-        <p className="muted">All optional. Any other parameter is refused with a 400 that names it.</p>
-        <QueryParamsTable params={e.params} />
+        {e.params.length ? (
+          <>
+            <p className="muted">All optional. Any other parameter is refused with a 400 that names it.</p>
+            <QueryParamsTable params={e.params} />
+          </>
+        ) : (
+          <p className="muted">None: any parameter is refused with a 400 that names it.</p>
+        )}
 
         <h2 id="headers">Request headers</h2>
         <ParamsTable
@@ -91,6 +113,14 @@ export default async function EndpointPage({ params }: Props) {
           baseUrl={baseUrl}
           demoKey={demoKey}
           conditional={e.headerParams.some((h) => h.name === "If-None-Match")}
+          pathParams={e.pathParams.map((p) => ({
+            name: p.name,
+            type: p.type,
+            description: p.description.replace(/`/g, ""),
+            array: false,
+            boolean: false,
+            example: String(e.exampleResponse.id ?? ""),
+          }))}
           params={e.params.map((p) => ({
             name: p.name,
             type: p.type,
@@ -104,19 +134,32 @@ export default async function EndpointPage({ params }: Props) {
         />
 
         <h2 id="response">Response 200</h2>
-        <p>
-          <code>
-            {"{ data: "}
-            {e.itemSchemaName}
-            {"[], pagination: Pagination }"}
-          </code>
-          , with these headers:
-        </p>
-        <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
-        <h3>{e.itemSchemaName} (each item of data)</h3>
-        <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
-        <h3>Pagination</h3>
-        <FieldsTable fields={e.paginationFields} label="Pagination fields" />
+        {e.item ? (
+          <>
+            <p>
+              One <code>{e.itemSchemaName}</code>, whole (no pagination), with these headers:
+            </p>
+            <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
+            <h3>{e.itemSchemaName}</h3>
+            <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
+          </>
+        ) : (
+          <>
+            <p>
+              <code>
+                {"{ data: "}
+                {e.itemSchemaName}
+                {"[], pagination: Pagination }"}
+              </code>
+              , with these headers:
+            </p>
+            <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
+            <h3>{e.itemSchemaName} (each item of data)</h3>
+            <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
+            <h3>Pagination</h3>
+            <FieldsTable fields={e.paginationFields} label="Pagination fields" />
+          </>
+        )}
         <JsonBlock title="Example response" value={e.exampleResponse} />
 
         {e.notModified ? (

@@ -1,0 +1,138 @@
+// The reference pages rendered to HTML (index and each endpoint's page, with the docs nav): with every preview
+// feature off they are byte for byte the V1 pages recorded in reference-pages.v1.html (recorded before preview
+// `details` reached the reference); with `details` on, its four reads appear, marked Preview, with their path
+// parameter; an item page has no pagination section.
+import path from "node:path";
+import type { ReactElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { resetConfig } from "@/lib/config";
+
+vi.mock("next/headers", () => ({ headers: async () => new Headers() }));
+vi.mock("next/navigation", () => ({
+  usePathname: () => "/reference",
+  notFound: () => {
+    throw new Error("notFound");
+  },
+}));
+
+const { default: ReferenceIndex } = await import("@/app/reference/page");
+const { default: EndpointPage } = await import("@/app/reference/[slug]/page");
+const { getReferenceEndpoints } = await import("@/lib/portal/reference");
+
+function configure(preview: string) {
+  vi.stubEnv("PUBLIC_API_PREVIEW", preview);
+  vi.stubEnv("PUBLIC_API_WRITE_PREVIEW", "false");
+  vi.stubEnv("PUBLIC_BASE_URL", "https://catalog.example.test");
+  vi.stubEnv("DATABASE_URL", "");
+  resetConfig();
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  resetConfig();
+});
+
+// Every reference page of the current configuration, by URL, as HTML.
+async function pages(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {
+    "/reference": renderToStaticMarkup(ReferenceIndex() as ReactElement),
+  };
+  for (const e of getReferenceEndpoints()) {
+    const page = await EndpointPage({ params: Promise.resolve({ slug: e.slug }) });
+    out[`/reference/${e.slug}`] = renderToStaticMarkup(page as ReactElement);
+  }
+  return out;
+}
+
+const V1_FILE = path.join(import.meta.dirname, "__fixtures__", "reference-pages.v1.html");
+
+// The pages in one text: each after a line naming it.
+const dump = (p: Record<string, string>) =>
+  Object.entries(p)
+    .map(([url, html]) => `<!-- ${url} -->\n${html}\n`)
+    .join("");
+
+describe("the reference pages", () => {
+  it("off: the V1 pages, byte for byte", async () => {
+    configure("none");
+    const html = dump(await pages());
+    await expect(html).toMatchFileSnapshot(V1_FILE);
+    expect(html).not.toContain("Preview");
+    expect(html).not.toContain("Path parameters");
+  });
+
+  it("details on: the four reads listed, marked Preview, with their path parameter", async () => {
+    configure("details");
+    const p = await pages();
+    expect(Object.keys(p)).toEqual([
+      "/reference",
+      "/reference/products",
+      "/reference/families",
+      "/reference/attributes",
+      "/reference/categories",
+      "/reference/media",
+      "/reference/products-id",
+      "/reference/families-id",
+      "/reference/attributes-id",
+      "/reference/channels",
+    ]);
+    const index = p["/reference"]!;
+    for (const slug of ["products-id", "families-id", "attributes-id", "channels"]) {
+      const row = index.match(new RegExp(`<tr data-testid="endpoint-${slug}">.*?</tr>`))![0];
+      expect(row).toContain('<span class="tag changed">Preview</span>');
+      const page = p[`/reference/${slug}`]!;
+      expect(page).toMatch(/<p class="endpoint-line">.*<span class="tag changed">Preview<\/span><\/p>/);
+      // The nav marks it too.
+      expect(page).toMatch(
+        new RegExp(
+          `href="/reference/${slug}"[^>]*><span class="method">GET</span> [^<]+ <span class="tag changed">Preview</span>`,
+        ),
+      );
+    }
+    for (const slug of ["products", "families", "attributes", "categories", "media"]) {
+      const row = index.match(new RegExp(`<tr data-testid="endpoint-${slug}">.*?</tr>`))![0];
+      expect(row).not.toContain("Preview");
+    }
+    for (const slug of ["products-id", "families-id", "attributes-id"]) {
+      const page = p[`/reference/${slug}`]!;
+      expect(page).toContain('<h2 id="path-parameters">Path parameters</h2>');
+      expect(page).toContain('aria-label="Path parameters"');
+      expect(page).toMatch(/<td class="param-name">id<\/td>/);
+      // Try-it: a required input for {id}.
+      expect(page).toMatch(/<input id="[^"]*-path-id" type="text" required=""[^>]*name="id"/);
+      expect(page).not.toContain("<h3>Pagination</h3>");
+      expect(page).toContain("whole (no pagination)");
+      // The code samples ask for the example's id; the try-it's curl shows {id} until it is filled.
+      expect(page).toMatch(/https:\/\/catalog\.example\.test\/public\/v1\/\w+\/(prd|fam|att)_\w+/);
+    }
+    expect(p["/reference/products-id"]).toMatch(/<code>channelId<\/code>|param-name">channelId</);
+    expect(p["/reference/families-id"]).toContain("None: any parameter is refused");
+    // The channels list is a list: a page, no path parameter.
+    expect(p["/reference/channels"]).toContain("<h3>Pagination</h3>");
+    expect(p["/reference/channels"]).not.toContain("Path parameters");
+  });
+
+  it("details on: the V1 pages other than the index and the nav are unchanged", async () => {
+    configure("none");
+    const off = await pages();
+    configure("details");
+    const on = await pages();
+    // The nav lists more pages; the article of each V1 page is the same.
+    const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
+    for (const slug of ["products", "families", "attributes", "categories", "media"])
+      expect(article(on[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
+  });
+});
+
+describe("the try-it's path", () => {
+  it("puts each path parameter percent-encoded as one segment; an empty one stays {name}", async () => {
+    const { expandPath } = await import("@/lib/portal/code-samples");
+    expect(expandPath("/public/v1/products/{id}", { id: "prd_1" })).toBe("/public/v1/products/prd_1");
+    expect(expandPath("/public/v1/products/{id}", { id: " a/b?c#d é " })).toBe(
+      "/public/v1/products/a%2Fb%3Fc%23d%20%C3%A9",
+    );
+    expect(expandPath("/public/v1/products/{id}", {})).toBe("/public/v1/products/{id}");
+    expect(expandPath("/public/v1/channels", { id: "x" })).toBe("/public/v1/channels");
+  });
+});
