@@ -11,7 +11,7 @@ export type TestStep = (typeof TEST_STEPS)[number];
 export type Env = Readonly<Record<string, string | undefined>>;
 
 // A program from the system (not from npm) that some step needs.
-export type SystemPart = "postgres" | "redis" | "python3" | "chromium";
+export type SystemPart = "postgres" | "redis" | "python3" | "curl" | "jq" | "chromium";
 
 // Debian's Chromium, where Playwright looks for it unless CHROMIUM_PATH says otherwise (playwright.config.ts).
 export const DEBIAN_CHROMIUM = "/usr/bin/chromium";
@@ -21,6 +21,8 @@ export const PARTS: Record<SystemPart, { label: string; aptPackage: string }> = 
   postgres: { label: "Postgres (initdb under /usr/lib/postgresql/*/bin)", aptPackage: "postgresql" },
   redis: { label: "redis-server", aptPackage: "redis-server" },
   python3: { label: "python3", aptPackage: "python3" },
+  curl: { label: "curl", aptPackage: "curl" },
+  jq: { label: "jq", aptPackage: "jq" },
   chromium: { label: "Chromium", aptPackage: "chromium" },
 };
 
@@ -49,7 +51,8 @@ export function localProbe(): SystemProbe {
 // The parts the chosen steps need. `unit`: redis-server always (tests/rate-limit/outage.test.ts starts and kills a
 // server of its own), Postgres unless TEST_DATABASE_URL and TEST_REDIS_URL are both given (scripts/services.sh starts
 // the two together), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
-// reference-write-preview). `e2e`: Chromium (the app itself runs on embedded PGlite there). format, lint,
+// reference-write-preview), curl and jq always (the creating-products guide's shell sample is run with them).
+// `e2e`: Chromium (the app itself runs on embedded PGlite there). format, lint,
 // typecheck: nothing.
 export function neededParts(steps: readonly TestStep[], env: Env): SystemPart[] {
   const need = new Set<SystemPart>();
@@ -57,6 +60,8 @@ export function neededParts(steps: readonly TestStep[], env: Env): SystemPart[] 
     if (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL) need.add("postgres");
     need.add("redis");
     need.add("python3");
+    need.add("curl");
+    need.add("jq");
   }
   if (steps.includes("e2e")) need.add("chromium");
   return [...need];
@@ -91,7 +96,9 @@ export function findPart(part: SystemPart, env: Env, probe: SystemProbe): string
     case "redis":
       return onPath("redis-server", env, probe);
     case "python3":
-      return onPath("python3", env, probe);
+    case "curl":
+    case "jq":
+      return onPath(part, env, probe);
     case "chromium": {
       const file = chromiumPath(env);
       return probe.exists(file) ? file : undefined;

@@ -1,4 +1,4 @@
-// What `npm test` does about Postgres, Redis, python3 and Chromium before its steps: nothing, install (root with apt-get),
+// What `npm test` does about Postgres, Redis, python3, curl, jq and Chromium before its steps: nothing, install (root with apt-get),
 // or stop with the command to run; decided from an injected picture of the machine.
 import { describe, expect, it } from "vitest";
 import {
@@ -15,6 +15,8 @@ import {
 const INITDB = "/usr/lib/postgresql/15/bin/initdb";
 const REDIS = "/usr/bin/redis-server";
 const PYTHON = "/usr/bin/python3";
+const CURL = "/usr/bin/curl";
+const JQ = "/usr/bin/jq";
 const CHROMIUM = "/usr/bin/chromium";
 const APT = "/usr/bin/apt-get";
 const PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -34,7 +36,7 @@ function machine(files: string[], isRoot: boolean): SystemProbe {
 }
 
 const fresh = (isRoot: boolean, apt = true) => machine(apt ? [APT] : [], isRoot);
-const complete = (isRoot: boolean) => machine([APT, INITDB, REDIS, PYTHON, CHROMIUM], isRoot);
+const complete = (isRoot: boolean) => machine([APT, INITDB, REDIS, PYTHON, CURL, JQ, CHROMIUM], isRoot);
 const env = (extra: Record<string, string> = {}): Env => ({ PATH, ...extra });
 const INSTALL_FLAGS = ["apt-get", "install", "-y", "--no-install-recommends"];
 
@@ -44,15 +46,19 @@ describe("the parts each step needs", () => {
     [["lint"], {}, []],
     [["typecheck"], {}, []],
     [["format", "lint", "typecheck"], {}, []],
-    [["unit"], {}, ["postgres", "redis", "python3"]],
+    [["unit"], {}, ["postgres", "redis", "python3", "curl", "jq"]],
     // Only one server given: scripts/services.sh starts both, so Postgres is still needed.
-    [["unit"], { TEST_DATABASE_URL: "postgres://db/x" }, ["postgres", "redis", "python3"]],
-    [["unit"], { TEST_REDIS_URL: "redis://r" }, ["postgres", "redis", "python3"]],
+    [["unit"], { TEST_DATABASE_URL: "postgres://db/x" }, ["postgres", "redis", "python3", "curl", "jq"]],
+    [["unit"], { TEST_REDIS_URL: "redis://r" }, ["postgres", "redis", "python3", "curl", "jq"]],
     // Both given: no Postgres; redis-server still, for the outage suite's own server; python3 for the guides.
-    [["unit"], { TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" }, ["redis", "python3"]],
+    [
+      ["unit"],
+      { TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" },
+      ["redis", "python3", "curl", "jq"],
+    ],
     [["e2e"], {}, ["chromium"]],
     [["lint", "e2e"], {}, ["chromium"]],
-    [ALL, {}, ["postgres", "redis", "python3", "chromium"]],
+    [ALL, {}, ["postgres", "redis", "python3", "curl", "jq", "chromium"]],
   ])("%j with %j needs %j", (steps, extra, parts) => {
     expect(neededParts(steps, env(extra))).toEqual(parts);
   });
@@ -107,17 +113,17 @@ describe("the plan", () => {
   it("root with apt-get: apt-get update once, then one non-interactive install of the missing packages", () => {
     expect(planSystemDeps(ALL, env(), fresh(true))).toEqual({
       action: "install",
-      missing: ["postgres", "redis", "python3", "chromium"],
-      packages: ["postgresql", "redis-server", "python3", "chromium"],
+      missing: ["postgres", "redis", "python3", "curl", "jq", "chromium"],
+      packages: ["postgresql", "redis-server", "python3", "curl", "jq", "chromium"],
       commands: [
         ["apt-get", "update"],
-        [...INSTALL_FLAGS, "postgresql", "redis-server", "python3", "chromium"],
+        [...INSTALL_FLAGS, "postgresql", "redis-server", "python3", "curl", "jq", "chromium"],
       ],
     });
   });
 
   it("installs only what is missing for the chosen steps", () => {
-    const noRedis = machine([APT, INITDB, PYTHON, CHROMIUM], true);
+    const noRedis = machine([APT, INITDB, PYTHON, CURL, JQ, CHROMIUM], true);
     expect(planSystemDeps(ALL, env(), noRedis)).toMatchObject({
       action: "install",
       commands: [
@@ -126,7 +132,7 @@ describe("the plan", () => {
       ],
     });
     expect(planSystemDeps(["e2e"], env(), noRedis)).toEqual({ action: "none" });
-    const noChromium = machine([APT, INITDB, REDIS, PYTHON], true);
+    const noChromium = machine([APT, INITDB, REDIS, PYTHON, CURL, JQ], true);
     expect(planSystemDeps(["unit"], env(), noChromium)).toEqual({ action: "none" });
     expect(planSystemDeps(["e2e"], env(), noChromium)).toMatchObject({
       action: "install",
@@ -141,12 +147,12 @@ describe("the plan", () => {
     const given = env({ TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" });
     expect(planSystemDeps(["unit"], given, fresh(true))).toMatchObject({
       action: "install",
-      packages: ["redis-server", "python3"],
+      packages: ["redis-server", "python3", "curl", "jq"],
     });
   });
 
   it("unit installs python3 alone when it is the only part missing", () => {
-    expect(planSystemDeps(["unit"], env(), machine([APT, INITDB, REDIS, CHROMIUM], true))).toEqual({
+    expect(planSystemDeps(["unit"], env(), machine([APT, INITDB, REDIS, CURL, JQ, CHROMIUM], true))).toEqual({
       action: "install",
       missing: ["python3"],
       packages: ["python3"],
@@ -161,15 +167,15 @@ describe("the plan", () => {
     const plan = planSystemDeps(["unit"], env(), fresh(false));
     expect(plan.action).toBe("stop");
     if (plan.action !== "stop") return;
-    expect(plan.missing).toEqual(["postgres", "redis", "python3"]);
+    expect(plan.missing).toEqual(["postgres", "redis", "python3", "curl", "jq"]);
     const line =
-      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server python3";
+      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server python3 curl jq";
     expect(plan.message).toContain(`\n  ${line}\n`);
     expect(plan.message).toContain("TEST_DATABASE_URL=");
   });
 
   it("not root, only Chromium missing: the command names chromium alone and no server hint", () => {
-    const plan = planSystemDeps(["e2e"], env(), machine([APT, INITDB, REDIS, PYTHON], false));
+    const plan = planSystemDeps(["e2e"], env(), machine([APT, INITDB, REDIS, PYTHON, CURL, JQ], false));
     expect(plan).toMatchObject({ action: "stop", missing: ["chromium"] });
     if (plan.action !== "stop") return;
     expect(plan.message).toContain(aptCommandLine(["chromium"], true));
@@ -179,10 +185,13 @@ describe("the plan", () => {
   it("no apt-get, root or not: stops naming the Debian packages, without an apt command", () => {
     for (const isRoot of [true, false]) {
       const plan = planSystemDeps(["e2e", "unit"], env(), fresh(isRoot, false));
-      expect(plan).toMatchObject({ action: "stop", missing: ["postgres", "redis", "python3", "chromium"] });
+      expect(plan).toMatchObject({
+        action: "stop",
+        missing: ["postgres", "redis", "python3", "curl", "jq", "chromium"],
+      });
       if (plan.action !== "stop") return;
       expect(plan.message).toContain("apt-get is not available");
-      expect(plan.message).toContain("postgresql redis-server python3 chromium");
+      expect(plan.message).toContain("postgresql redis-server python3 curl jq chromium");
       expect(plan.message).not.toContain("apt-get install");
     }
   });
