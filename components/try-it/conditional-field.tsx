@@ -23,15 +23,19 @@ export function useIfNoneMatch(): IfNoneMatchValue {
   };
 }
 
-// The request headers of a list's try-it: If-None-Match, typed or filled with the ETag of the last answer.
+// The request headers of a conditional try-it (a list, or a resource read whole): If-None-Match, typed or filled with
+// the ETag of the last answer.
 export function ConditionalFieldset({
   id,
   value,
   lastEtag,
+  what,
 }: {
   id: string;
   value: IfNoneMatchValue;
   lastEtag: string | null;
+  /** What the ETag stands for, as the help text names it. */
+  what: "list" | "resource";
 }) {
   const fid = `${id}-if-none-match`;
   const help = `${fid}-help`;
@@ -69,8 +73,7 @@ export function ConditionalFieldset({
           Send the ETag of the last answer
         </label>
         <p id={help} className="help">
-          While the list is unchanged since the answer that carried this ETag, the API answers 304 Not
-          Modified with no body (counted against the quota like any request).
+          {`While the ${what} is unchanged since the answer that carried this ETag, the API answers 304 Not Modified with no body (counted against the quota like any request).`}
         </p>
       </div>
     </fieldset>

@@ -66,7 +66,14 @@ export function TryIt({
           />
         ) : null}
         {params.length ? <ParamsFieldset id={id} params={params} form={form} /> : null}
-        {conditional ? <ConditionalFieldset id={id} value={ifNoneMatch} lastEtag={lastEtag} /> : null}
+        {conditional ? (
+          <ConditionalFieldset
+            id={id}
+            value={ifNoneMatch}
+            lastEtag={lastEtag}
+            what={pathParams.length ? "resource" : "list"}
+          />
+        ) : null}
         <div className="actions">
           <button type="submit" className="primary" disabled={pending}>
             {pending ? "Sending…" : `Send GET ${path}`}
