@@ -10,7 +10,7 @@
 // BENCH_ROUNDS (3: saturation rounds per scenario, each paired with one of the ceiling), BENCH_SKIP_BUILD=1
 // (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix),
 // BENCH_PAGE_CACHE=off (the servers without their page cache), BENCH_RECENT (2000: products given an updatedAt in
-// the last hour for the updatedSince scenario).
+// the last hour for the updatedSince scenario), BENCH_MIX_KEYS (20), BENCH_MIX_RATE (req/s, 100: the mix's fixed load).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
