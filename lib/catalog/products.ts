@@ -15,12 +15,13 @@ export const PRODUCT_SORTS = {
   status: { column: "p.status", cast: "text" },
   updatedAt: { column: "p.updated_at", cast: "timestamptz" },
 } as const satisfies SortColumns;
-// The same orders as expressions no index holds (`|| ''` keeps a text's collation and order): a page sorted by one
-// reads the filter's matches by the filter's index, then sorts them (see filterWalks).
+// The text orders as expressions no index holds (`|| ''` keeps a text's collation and order): a page sorted by one
+// reads the filter's matches by the filter's index, then sorts them (see filterWalks). updatedAt stays: the filters'
+// own indexes hold that order, and such a page is never read first.
 const UNINDEXED_PRODUCT_SORTS = Object.fromEntries(
   Object.entries(PRODUCT_SORTS).map(([field, s]) => [
     field,
-    { ...s, column: s.cast === "text" ? `(${s.column} || '')` : `(${s.column} + interval '0 s')` },
+    { ...s, column: s.cast === "text" ? `(${s.column} || '')` : s.column },
   ]),
 ) as unknown as typeof PRODUCT_SORTS;
 // Sorts that an index (org_id, column, id) serves in order, so a search may walk it (see searchWalks). Not label: a

@@ -27,10 +27,22 @@ export function searchWalks(
 ): boolean {
   const matches = ctx.counts.peek(countKey(search));
   if (!matches) return false;
+  return walkFindsRows(ctx, resource, matches, all, rowsNeeded) ?? false;
+}
+
+// Whether `rowsNeeded` of `matches` spread evenly along the whole list (`all`) are met within SEARCH_WALK_MAX_ROWS
+// rows; undefined while the list's total is not remembered (then counted in the background, once, for later).
+function walkFindsRows(
+  ctx: CatalogContext,
+  resource: CatalogResource,
+  matches: number,
+  all: Statement,
+  rowsNeeded: number,
+): boolean | undefined {
   const total = ctx.counts.peek(countKey(all));
   if (total === undefined) {
     exactTotalAt(ctx, resource, all).catch(() => {}); // an estimate for later; a failure costs nothing
-    return false;
+    return undefined;
   }
   return (rowsNeeded * total) / matches <= SEARCH_WALK_MAX_ROWS;
 }
@@ -55,10 +67,5 @@ export async function filterWalks(
 ): Promise<boolean> {
   const { total: matches } = await exactTotalAt(ctx, resource, filtered);
   if (matches === 0) return false;
-  const total = ctx.counts.peek(countKey(all));
-  if (total === undefined) {
-    exactTotalAt(ctx, resource, all).catch(() => {}); // an estimate for later; a failure costs nothing
-    return matches > SEARCH_WALK_MAX_ROWS;
-  }
-  return (rowsNeeded * total) / matches <= SEARCH_WALK_MAX_ROWS;
+  return walkFindsRows(ctx, resource, matches, all, rowsNeeded) ?? matches > SEARCH_WALK_MAX_ROWS;
 }

@@ -40,13 +40,8 @@ export async function conditionalList(opts: {
     query: opts.query,
     baseUrl: rt.config.baseUrl,
   });
-  headers.set("ETag", tag);
-  headers.set("Cache-Control", "private, no-cache");
-  headers.set("Vary", "Authorization");
-  if (noneMatchHits(request.headers.get("if-none-match"), tag)) {
-    headers.delete("Content-Type");
-    return new Response(null, { status: 304, headers });
-  }
+  const unchanged = revalidate(request, headers, tag);
+  if (unchanged) return unchanged;
   let bytes = rt.pages.get(tag);
   headers.set("Server-Timing", `page-cache;desc=${bytes === undefined ? "miss" : "hit"}`);
   if (bytes === undefined) {
@@ -65,7 +60,7 @@ export async function conditionalList(opts: {
 
 // An item's answer (a detail: one statement by its id): read, then tagged by a hash of its bytes, so the tag changes
 // exactly when the answer does, whatever changed it (a value, an option, a media file, a family's label); then a 304
-// on If-None-Match, or the body. No page cache: the read is the price of a version read.
+// on If-None-Match, or the body. No page cache: every request reads the item (one statement by its id).
 export async function conditionalItem(opts: {
   request: Request;
   headers: Headers;
@@ -73,12 +68,20 @@ export async function conditionalItem(opts: {
 }): Promise<Response> {
   const { request, headers } = opts;
   const bytes = Buffer.from(JSON.stringify(await opts.run()));
-  headers.set("ETag", `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`);
+  const tag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
+  return (
+    revalidate(request, headers, tag) ??
+    new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers })
+  );
+}
+
+// Gives an answer its strong tag, revalidated by every client and never shared (Vary: Authorization); the 304 when
+// the request's If-None-Match holds the tag, else undefined (the caller sends the body).
+function revalidate(request: Request, headers: Headers, tag: string): Response | undefined {
+  headers.set("ETag", tag);
   headers.set("Cache-Control", "private, no-cache");
   headers.set("Vary", "Authorization");
-  if (noneMatchHits(request.headers.get("if-none-match"), headers.get("ETag")!)) {
-    headers.delete("Content-Type");
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
+  if (!noneMatchHits(request.headers.get("if-none-match"), tag)) return undefined;
+  headers.delete("Content-Type");
+  return new Response(null, { status: 304, headers });
 }

@@ -16,7 +16,7 @@ import {
 import { READ_SCOPES, type ReadScope } from "@/lib/keys/scopes";
 import { PublicApiError } from "./api-errors";
 import type { ListEndpoint } from "./endpoints";
-import type { ApiHandler } from "./pipeline";
+import type { ApiContext, ApiHandler } from "./pipeline";
 
 // One item endpoint: a resource of the key's organization by its id.
 export interface ItemEndpoint<Q = unknown> {
@@ -29,24 +29,23 @@ export interface ItemEndpoint<Q = unknown> {
   item: z.ZodType;
   /** The 404's message: the same for an id of another organization as for one that exists nowhere. */
   notFound: string;
+  /** The item, or undefined when the key's organization has none of this id. */
+  read: (ctx: ApiContext<Q>) => Promise<unknown>;
+  /** The item, or the 404 (built by item()). */
   handler: ApiHandler<Q>;
 }
 
-function item<Q>(e: ItemEndpoint<Q>): ItemEndpoint<Q> {
-  return e;
+// An item endpoint whose handler answers its read, or the 404 with its message.
+function item<Q>(e: Omit<ItemEndpoint<Q>, "handler">): ItemEndpoint<Q> {
+  return {
+    ...e,
+    handler: async (ctx) => {
+      const value = await e.read(ctx);
+      if (value === undefined) throw new PublicApiError("PUBLIC_API_NOT_FOUND", e.notFound);
+      return value;
+    },
+  };
 }
-
-// The item, or the endpoint's 404.
-function found<T>(message: string, value: T | undefined): T {
-  if (value === undefined) throw new PublicApiError("PUBLIC_API_NOT_FOUND", message);
-  return value;
-}
-
-const NOT_FOUND = {
-  product: "Produit introuvable : aucun produit de l'organisation de la clé API n'a cet identifiant.",
-  family: "Famille introuvable : aucune famille de l'organisation de la clé API n'a cet identifiant.",
-  attribute: "Attribut introuvable : aucun attribut de l'organisation de la clé API n'a cet identifiant.",
-};
 
 // The item endpoints, by the name the router gives their resource.
 export const ITEM_ENDPOINTS = {
@@ -59,9 +58,9 @@ export const ITEM_ENDPOINTS = {
       "Returns one product of the key's organization whole: the list item's fields, `createdAt`, its values by attribute code and its media. With `channelId`, a scopable attribute's value is the channel's, else the unscoped one.",
     query: productDetailQuery,
     item: productDetailSchema,
-    notFound: NOT_FOUND.product,
-    handler: async ({ catalog, org, query, params, config }) =>
-      found(NOT_FOUND.product, await getProductDetail(catalog, org, params.id!, query, config.baseUrl)),
+    notFound: "Produit introuvable : aucun produit de l'organisation de la clé API n'a cet identifiant.",
+    read: ({ catalog, org, query, params, config }) =>
+      getProductDetail(catalog, org, params.id!, query, config.baseUrl),
   }),
   family: item({
     name: "family",
@@ -72,9 +71,8 @@ export const ITEM_ENDPOINTS = {
       "Returns one family of the key's organization with its attributes, each saying whether a product of the family needs a value (`required`).",
     query: familyDetailQuery,
     item: familyDetailSchema,
-    notFound: NOT_FOUND.family,
-    handler: async ({ catalog, org, params }) =>
-      found(NOT_FOUND.family, await getFamilyDetail(catalog, org.id, params.id!)),
+    notFound: "Famille introuvable : aucune famille de l'organisation de la clé API n'a cet identifiant.",
+    read: ({ catalog, org, params }) => getFamilyDetail(catalog, org.id, params.id!),
   }),
   attribute: item({
     name: "attribute",
@@ -85,9 +83,8 @@ export const ITEM_ENDPOINTS = {
       "Returns one attribute of the key's organization; a SELECT or MULTI_SELECT attribute with its `options` (the codes a value may take).",
     query: attributeDetailQuery,
     item: attributeDetailSchema,
-    notFound: NOT_FOUND.attribute,
-    handler: async ({ catalog, org, params }) =>
-      found(NOT_FOUND.attribute, await getAttributeDetail(catalog, org.id, params.id!)),
+    notFound: "Attribut introuvable : aucun attribut de l'organisation de la clé API n'a cet identifiant.",
+    read: ({ catalog, org, params }) => getAttributeDetail(catalog, org.id, params.id!),
   }),
 };
 

@@ -91,8 +91,9 @@ const CHANNEL_EXAMPLE: Json = {
 
 // The GET operation of an item endpoint: its id, its query, the item, the 304, the 404 and the errors of a read.
 function itemOperation(name: keyof typeof ITEM_ENDPOINTS): Json {
-  const e: Omit<ItemEndpoint, "handler" | "query"> & { query: { params: ItemEndpoint["query"]["params"] } } =
-    ITEM_ENDPOINTS[name];
+  const e: Omit<ItemEndpoint, "handler" | "read" | "query"> & {
+    query: { params: ItemEndpoint["query"]["params"] };
+  } = ITEM_ENDPOINTS[name];
   const { schema, example } = ITEMS[name];
   return {
     operationId: `get${name[0]!.toUpperCase()}${name.slice(1)}`,

@@ -53,11 +53,10 @@ export function withPublicApi<Q>(
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
-    /** A list of this resource: ETag from (organization, the resource's version, path, parsed query), 304 on
-     * If-None-Match, page cache. */
-    conditional?: CatalogResource;
-    /** An item (a detail): ETag from a hash of its answer, 304 on If-None-Match. */
-    conditionalItem?: boolean;
+    /** Conditional answers: a list of this resource (ETag from the organization, the resource's version, the path
+     * and the parsed query; 304 on If-None-Match; page cache), or `answer`: an item read whole, its ETag a hash of
+     * its answer (304 on If-None-Match). */
+    conditional?: CatalogResource | "answer";
   },
 ): (request: Request, params?: Readonly<Record<string, string>>) => Promise<Response> {
   const scopes: readonly Scope[] = typeof opts.scope === "string" ? [opts.scope] : opts.scope;
@@ -80,7 +79,7 @@ export function withPublicApi<Q>(
       if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
       const url = new URL(request.url);
       const query = parseQuery(sentQuery(request, url), opts.query);
-      if (opts.conditional || opts.conditionalItem) checkIfNoneMatch(request.headers.get("if-none-match"));
+      if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
       const input = opts.jsonBody ? await readJsonBody(request) : undefined;
       const catalog = await rt.catalog();
       const run = () =>
@@ -95,6 +94,7 @@ export function withPublicApi<Q>(
           body: input,
           params,
         });
+      if (opts.conditional === "answer") return await conditionalItem({ request, headers, run });
       if (opts.conditional) {
         const resource = opts.conditional;
         return await conditionalList({
@@ -109,7 +109,6 @@ export function withPublicApi<Q>(
           run,
         });
       }
-      if (opts.conditionalItem) return await conditionalItem({ request, headers, run });
       const body = await run();
       if (body instanceof ApiAnswer) {
         for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);

@@ -47,7 +47,7 @@ function list<Q>(e: ListEndpoint<Q>, preview?: PreviewFeature): Operation {
 // An item endpoint's GET (preview `details`): the pipeline with its scope and query, its ETag from its answer.
 function item<Q>(e: ItemEndpoint<Q>): Operation {
   return {
-    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditionalItem: true }),
+    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: "answer" }),
     preview: "details",
   };
 }
