@@ -88,7 +88,8 @@ export class CountCache {
 
 // The lists of the catalog, each with its own version per organization (migration 0011): a version moves when
 // something that list's answers show, filter or count changes, and only then (a product created leaves the families'
-// version as it was).
+// version as it was). `details` is no list: it moves with what only the preview's details show (a product's values
+// and media links, attributes' options: migration 0015).
 export const CATALOG_RESOURCES = [
   "products",
   "families",
@@ -96,6 +97,7 @@ export const CATALOG_RESOURCES = [
   "categories",
   "media",
   "channels",
+  "details",
 ] as const;
 export type CatalogResource = (typeof CATALOG_RESOURCES)[number];
 
@@ -111,6 +113,24 @@ export async function catalogVersion(
   resource: CatalogResource,
 ): Promise<string> {
   const [row] = await db.query<{ version: string }>(VERSION_SQL, [orgId, resource]);
+  return String(row?.version ?? "0");
+}
+
+// SQL of the current versions of the resources in $2 (a text[]) for the organization in $1, in that order, joined
+// by dots ('0' for one before its first change): one statement, a primary-key probe per resource.
+const VERSIONS_SQL = `select string_agg(coalesce(v.version::text, '0'), '.' order by r.n) as version
+  from unnest($2::text[]) with ordinality r(resource, n)
+  left join catalog_resource_versions v on v.org_id = $1 and v.resource = r.resource`;
+
+// The organization's current versions of several resources, joined by dots: what a detail's ETag and page-cache
+// entry are keyed by (everything it shows). One resource's is catalogVersion's.
+export async function catalogVersions(
+  db: Queryable,
+  orgId: string,
+  resources: readonly CatalogResource[],
+): Promise<string> {
+  if (resources.length === 1) return catalogVersion(db, orgId, resources[0]!);
+  const [row] = await db.query<{ version: string }>(VERSIONS_SQL, [orgId, resources]);
   return String(row?.version ?? "0");
 }
 

@@ -1,20 +1,20 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import { catalogVersion, type CatalogResource } from "./count-cache";
+import { catalogVersions, type CatalogResource } from "./count-cache";
 
-// Version reads shared by the requests of an organization's list that ask at the same moment. A request never joins
-// a read already sent: it may have been taken before a change the request must see (a client that changes the
-// catalog, then lists it). It joins the next read instead, sent as soon as the one in flight returns. Under load one
-// read then serves every request of that (organization, resource) that arrived during a round trip; a request alone
-// is read at once.
+// Version reads shared by the requests of an organization's list (or detail: the versions of everything it shows)
+// that ask at the same moment. A request never joins a read already sent: it may have been taken before a change the
+// request must see (a client that changes the catalog, then lists it). It joins the next read instead, sent as soon
+// as the one in flight returns. Under load one read then serves every request of that (organization, resources) that
+// arrived during a round trip; a request alone is read at once.
 export class VersionReads {
   private readonly reads = new Map<string, ReadState>();
 
-  /** The organization's version of a resource, from a read sent after this call. */
-  read(db: Queryable, orgId: string, resource: CatalogResource): Promise<string> {
-    const key = `${orgId}\u0000${resource}`;
+  /** The organization's versions of the resources (catalogVersions), from a read sent after this call. */
+  read(db: Queryable, orgId: string, resources: readonly CatalogResource[]): Promise<string> {
+    const key = `${orgId}\u0000${resources.join(",")}`;
     const state = this.reads.get(key);
-    if (!state) return this.send(db, key, orgId, resource, {});
+    if (!state) return this.send(db, key, orgId, resources, {});
     if (!state.next) {
       let resolve!: (v: Promise<string>) => void;
       const promise = new Promise<string>((r) => (resolve = r));
@@ -23,7 +23,7 @@ export class VersionReads {
     return state.next.promise;
   }
 
-  /** (Organization, resource) pairs with a read in flight. */
+  /** (Organization, resources) pairs with a read in flight. */
   get size(): number {
     return this.reads.size;
   }
@@ -32,15 +32,15 @@ export class VersionReads {
     db: Queryable,
     key: string,
     orgId: string,
-    resource: CatalogResource,
+    resources: readonly CatalogResource[],
     state: ReadState,
   ): Promise<string> {
     this.reads.set(key, state);
-    const read = catalogVersion(db, orgId, resource);
+    const read = catalogVersions(db, orgId, resources);
     const done = () => {
       const waiting = state.next;
       state.next = undefined;
-      if (waiting) waiting.resolve(this.send(waiting.db, key, orgId, resource, state));
+      if (waiting) waiting.resolve(this.send(waiting.db, key, orgId, resources, state));
       else this.reads.delete(key);
     };
     read.then(done, done);
@@ -48,7 +48,7 @@ export class VersionReads {
   }
 }
 
-// An (organization, resource)'s read in flight, and the requests waiting for the next one (on the first waiter's
+// An (organization, resources)' read in flight, and the requests waiting for the next one (on the first waiter's
 // handle).
 interface ReadState {
   next?: { promise: Promise<string>; resolve: (read: Promise<string>) => void; db: Queryable };

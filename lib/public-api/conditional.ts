@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { Runtime } from "@/lib/runtime";
@@ -18,15 +17,18 @@ export function checkIfNoneMatch(header: string | null): void {
     throw new PublicApiError("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG);
 }
 
-// A list's answer: its ETag from the organization's version of the resource listed (one read, shared with the
-// requests of the same moment), then a 304, the page cache or `run` (the handler, whose body is cached).
-export async function conditionalList(opts: {
+// A conditional answer (a list, or a resource read whole): its ETag from the organization's versions of what it shows
+// (a list: its resource; a product's detail: products, attributes, media and details), read in one statement shared
+// with the requests of the same moment; then a 304, the page cache or `run` (the handler, whose body is cached). A
+// change to anything the answer shows moves one of those versions in its transaction, so a cached body is never
+// stale, and an answer polled or read again costs one version read.
+export async function conditionalAnswer(opts: {
   request: Request;
   headers: Headers;
   rt: Runtime;
   catalog: CatalogContext;
   key: { orgId: string; orgSlug: string };
-  resource: CatalogResource;
+  resources: readonly CatalogResource[];
   path: string;
   query: unknown;
   run: () => Promise<unknown>;
@@ -35,7 +37,7 @@ export async function conditionalList(opts: {
   const tag = listTag({
     orgId: key.orgId,
     orgSlug: key.orgSlug,
-    version: await catalog.versions.read(catalog.db, key.orgId, opts.resource),
+    version: await catalog.versions.read(catalog.db, key.orgId, opts.resources),
     path: opts.path,
     query: opts.query,
     baseUrl: rt.config.baseUrl,
@@ -48,7 +50,7 @@ export async function conditionalList(opts: {
     try {
       bytes = Buffer.from(JSON.stringify(await opts.run()));
     } catch (err) {
-      // An error is not a version of the list: its answer carries neither the tag nor the revalidation.
+      // An error is not a version of the answer: it carries neither the tag nor the revalidation.
       for (const h of ["ETag", "Vary", "Server-Timing"]) headers.delete(h);
       headers.set("Cache-Control", "private, no-store");
       throw err;
@@ -56,23 +58,6 @@ export async function conditionalList(opts: {
     rt.pages.set(tag, bytes);
   }
   return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
-}
-
-// An item's answer (a detail: one statement by its id): read, then tagged by a hash of its bytes, so the tag changes
-// exactly when the answer does, whatever changed it (a value, an option, a media file, a family's label); then a 304
-// on If-None-Match, or the body. No page cache: every request reads the item (one statement by its id).
-export async function conditionalItem(opts: {
-  request: Request;
-  headers: Headers;
-  run: () => Promise<unknown>;
-}): Promise<Response> {
-  const { request, headers } = opts;
-  const bytes = Buffer.from(JSON.stringify(await opts.run()));
-  const tag = `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 32)}"`;
-  return (
-    revalidate(request, headers, tag) ??
-    new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers })
-  );
 }
 
 // Gives an answer its strong tag, revalidated by every client and never shared (Vary: Authorization); the 304 when

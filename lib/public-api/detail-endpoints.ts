@@ -6,6 +6,7 @@ import { attributeDetailQuery, getAttributeDetail } from "@/lib/catalog/attribut
 import { channelsQuery, listChannels } from "@/lib/catalog/channels";
 import { familyDetailQuery, getFamilyDetail } from "@/lib/catalog/families";
 import { getProductDetail, productDetailQuery } from "@/lib/catalog/product-detail";
+import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { QueryDef } from "@/lib/catalog/list-query-grammar";
 import {
   attributeDetailSchema,
@@ -27,6 +28,9 @@ export interface ItemEndpoint<Q = unknown> {
   description: string;
   query: QueryDef<Q>;
   item: z.ZodType;
+  /** The resources whose versions move with anything the answer shows: its ETag and page-cache entry are keyed by
+   * them (a change elsewhere leaves them as they were). */
+  shows: readonly CatalogResource[];
   /** The 404's message: the same for an id of another organization as for one that exists nowhere. */
   notFound: string;
   /** The item, or undefined when the key's organization has none of this id. */
@@ -58,6 +62,9 @@ export const ITEM_ENDPOINTS = {
       "Returns one product of the key's organization whole: the list item's fields, `createdAt`, its values by attribute code and its media. With `channelId`, a scopable attribute's value is the channel's, else the unscoped one.",
     query: productDetailQuery,
     item: productDetailSchema,
+    // Its row, family and category labels (products), its values' attributes (attributes), its media and media
+    // values (media), its values and media links (details).
+    shows: ["products", "attributes", "media", "details"],
     notFound: "Produit introuvable : aucun produit de l'organisation de la clé API n'a cet identifiant.",
     read: ({ catalog, org, query, params, config }) =>
       getProductDetail(catalog, org, params.id!, query, config.baseUrl),
@@ -71,6 +78,8 @@ export const ITEM_ENDPOINTS = {
       "Returns one family of the key's organization with its attributes, each saying whether a product of the family needs a value (`required`).",
     query: familyDetailQuery,
     item: familyDetailSchema,
+    // Its row (families), its attributes and their links to it (attributes: family_attributes move them).
+    shows: ["families", "attributes"],
     notFound: "Famille introuvable : aucune famille de l'organisation de la clé API n'a cet identifiant.",
     read: ({ catalog, org, params }) => getFamilyDetail(catalog, org.id, params.id!),
   }),
@@ -83,6 +92,8 @@ export const ITEM_ENDPOINTS = {
       "Returns one attribute of the key's organization; a SELECT or MULTI_SELECT attribute with its `options` (the codes a value may take).",
     query: attributeDetailQuery,
     item: attributeDetailSchema,
+    // Its row (attributes), its options (details).
+    shows: ["attributes", "details"],
     notFound: "Attribut introuvable : aucun attribut de l'organisation de la clé API n'a cet identifiant.",
     read: ({ catalog, org, params }) => getAttributeDetail(catalog, org.id, params.id!),
   }),

@@ -122,7 +122,7 @@ function itemOperation(name: keyof typeof ITEM_ENDPOINTS): Json {
       },
       "304": {
         description:
-          "Not Modified: `If-None-Match` holds the resource's current `ETag` (a hash of its answer), so nothing it shows has changed. No body.",
+          "Not Modified: `If-None-Match` holds the resource's current `ETag` (it moves with any change to what the answer shows), so nothing it shows has changed. No body.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
       "404": errorResponseDoc(

@@ -7,7 +7,7 @@ import type { KeyRecord } from "@/lib/keys/cache";
 import type { Scope } from "@/lib/keys/scopes";
 import { getRuntime } from "@/lib/runtime";
 import { authenticate, limit, rateLimited } from "./authenticate";
-import { checkIfNoneMatch, conditionalItem, conditionalList } from "./conditional";
+import { checkIfNoneMatch, conditionalAnswer } from "./conditional";
 import { errorResponse } from "./error-response";
 import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
@@ -43,7 +43,7 @@ export class ApiAnswer {
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 
 // Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
-// → (writes: content type → 415, size → 413, JSON → 400) → (lists: resource's version → ETag → 304 or page cache)
+// → (writes: content type → 415, size → 413, JSON → 400) → (reads: versions of what the answer shows → ETag → 304 or page cache)
 // → handler.
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
@@ -53,10 +53,9 @@ export function withPublicApi<Q>(
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
-    /** Conditional answers: a list of this resource (ETag from the organization, the resource's version, the path
-     * and the parsed query; 304 on If-None-Match; page cache), or `answer`: an item read whole, its ETag a hash of
-     * its answer (304 on If-None-Match). */
-    conditional?: CatalogResource | "answer";
+    /** Conditional answers, keyed by the organization's versions of these resources (a list: its resource; an item
+     * read whole: everything it shows), the path and the parsed query: ETag, 304 on If-None-Match, page cache. */
+    conditional?: readonly CatalogResource[];
   },
 ): (request: Request, params?: Readonly<Record<string, string>>) => Promise<Response> {
   const scopes: readonly Scope[] = typeof opts.scope === "string" ? [opts.scope] : opts.scope;
@@ -94,21 +93,18 @@ export function withPublicApi<Q>(
           body: input,
           params,
         });
-      if (opts.conditional === "answer") return await conditionalItem({ request, headers, run });
-      if (opts.conditional) {
-        const resource = opts.conditional;
-        return await conditionalList({
+      if (opts.conditional)
+        return await conditionalAnswer({
           request,
           headers,
           rt,
           catalog,
           key,
-          resource,
+          resources: opts.conditional,
           path: url.pathname,
           query,
           run,
         });
-      }
       const body = await run();
       if (body instanceof ApiAnswer) {
         for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);

@@ -39,15 +39,16 @@ const METHOD_ORDER: readonly Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"
 // A list endpoint's GET: the pipeline with its scope and query, conditional (ETag, 304, page cache).
 function list<Q>(e: ListEndpoint<Q>, preview?: PreviewFeature): Operation {
   return {
-    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: e.name }),
+    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: [e.name] }),
     preview,
   };
 }
 
-// An item endpoint's GET (preview `details`): the pipeline with its scope and query, its ETag from its answer.
+// An item endpoint's GET (preview `details`): the pipeline with its scope and query, conditional on the versions of
+// what it shows (ETag, 304, page cache).
 function item<Q>(e: ItemEndpoint<Q>): Operation {
   return {
-    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: "answer" }),
+    handle: withPublicApi(e.handler, { scope: e.scope, query: e.query, conditional: e.shows }),
     preview: "details",
   };
 }

@@ -29,7 +29,7 @@ describe("VersionReads", () => {
   it("sends a lone request's read at once", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const a = reads.read(db, "org_a", "products");
+    const a = reads.read(db, "org_a", ["products"]);
     expect(state.sent).toHaveLength(1);
     state.sent[0]!.answer();
     await expect(a).resolves.toBe("1");
@@ -39,10 +39,10 @@ describe("VersionReads", () => {
   it("gives the requests that arrive during a read the next read, sent after it, one for all", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const first = reads.read(db, "org_a", "products");
+    const first = reads.read(db, "org_a", ["products"]);
     // The catalog changes after the first read was sent; a client that made the change then lists it.
     state.version = 2;
-    const later = Array.from({ length: 10 }, () => reads.read(db, "org_a", "products"));
+    const later = Array.from({ length: 10 }, () => reads.read(db, "org_a", ["products"]));
     expect(state.sent).toHaveLength(1); // nobody joined the read in flight, nothing sent yet
     state.sent[0]!.answer();
     await expect(first).resolves.toBe("1");
@@ -57,8 +57,8 @@ describe("VersionReads", () => {
   it("keeps organizations apart", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const a = reads.read(db, "org_a", "products");
-    const b = reads.read(db, "org_b", "products");
+    const a = reads.read(db, "org_a", ["products"]);
+    const b = reads.read(db, "org_b", ["products"]);
     expect(state.sent).toHaveLength(2);
     for (const s of state.sent) s.answer();
     await expect(Promise.all([a, b])).resolves.toEqual(["1", "1"]);
@@ -67,10 +67,10 @@ describe("VersionReads", () => {
   it("keeps the resources of an organization apart: a read of products serves no request for families", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const products = reads.read(db, "org_a", "products");
-    const families = reads.read(db, "org_a", "families");
+    const products = reads.read(db, "org_a", ["products"]);
+    const families = reads.read(db, "org_a", ["families"]);
     expect(state.sent).toHaveLength(2); // neither waits for the other's read
-    const again = reads.read(db, "org_a", "products");
+    const again = reads.read(db, "org_a", ["products"]);
     expect(state.sent).toHaveLength(2); // the next read of products, after the one in flight
     for (const s of state.sent) s.answer();
     await expect(Promise.all([products, families])).resolves.toEqual(["1", "1"]);
@@ -84,15 +84,15 @@ describe("VersionReads", () => {
   it("fails the requests of a failed read only, and reads again for the next ones", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
-    const first = reads.read(db, "org_a", "products");
-    const second = reads.read(db, "org_a", "products");
+    const first = reads.read(db, "org_a", ["products"]);
+    const second = reads.read(db, "org_a", ["products"]);
     state.sent[0]!.fail();
     await expect(first).rejects.toThrow("statement timeout");
     await settle();
     state.sent[1]!.fail();
     await expect(second).rejects.toThrow("statement timeout");
     expect(reads.size).toBe(0);
-    const third = reads.read(db, "org_a", "products");
+    const third = reads.read(db, "org_a", ["products"]);
     state.sent[2]!.answer();
     await expect(third).resolves.toBe("1");
   });

@@ -1,6 +1,6 @@
-// Versions per organization and resource (migration 0011), on PGlite and on the Postgres server, written with plain
-// SQL as any application sharing the database would: exactly which of an organization's five versions each kind of
-// write moves (the others stay), nothing of another organization, nothing for a write rolled back (a savepoint too),
+// Versions per organization and resource (migrations 0011, 0012, 0015), on PGlite and on the Postgres server, written
+// with plain SQL as any application sharing the database would: exactly which of an organization's versions (the six
+// lists', and the details') each kind of write moves (the others stay), nothing of another organization, nothing for a write rolled back (a savepoint too),
 // one bump per statement whatever its size, and, on the server, a role without rights on the version tables writes,
 // and two transactions writing two resources in opposite orders both commit (versions are bumped at commit, in one
 // order: no deadlock).
@@ -156,39 +156,53 @@ describe.each(["pglite", "pg"] as const)("versions per resource on %s", (driver:
     [
       "a product's name in a channel",
       `update product_values set value = '"Nom web 2"' where product_id = '$org_p1' and channel_id = '$org_ch' and attribute_id = '$org_name'`,
-      ["products"],
+      ["products", "details"],
     ],
     [
       "a product's name in a channel added",
       `insert into product_values (org_id, product_id, attribute_id, attribute_scopable, channel_id, value) values ('$org', '$org_p2', '$org_name', true, '$org_ch', '"Nom web"')`,
-      ["products"],
+      ["products", "details"],
     ],
     [
       "a product's unscoped name value (the list reads products.label)",
       `update product_values set value = '"Nom 2"' where product_id = '$org_p1' and channel_id is null`,
-      [],
+      ["details"],
     ],
     [
       "another attribute's value in a channel",
       `update product_values set value = '"Bleu"' where attribute_id = '$org_color'`,
-      [],
+      ["details"],
     ],
     ["a media's title", "update media set original_name = 'photo' where id = '$org_m3'", ["media"]],
     [
       "a media's link count from 2 to 3",
       "insert into media_links (org_id, media_id, product_id) values ('$org', '$org_m2', '$org_p1')",
-      [],
+      ["details"],
     ],
     [
       "a link to an orphan media",
       "insert into media_links (org_id, media_id, category_id) values ('$org', '$org_m3', '$org_c3')",
-      ["media"],
+      ["media", "details"],
     ],
-    ["the last link of a media removed", "delete from media_links where media_id = '$org_m3'", ["media"]],
+    [
+      "the last link of a media removed",
+      "delete from media_links where media_id = '$org_m3'",
+      ["media", "details"],
+    ],
     [
       "a product with the only link of a media deleted",
       "delete from products where id = '$org_p1'",
-      ["media", "products"],
+      ["media", "products", "details"],
+    ],
+    [
+      "an option of an attribute added",
+      "insert into attribute_options (org_id, attribute_id, code, label) values ('$org', '$org_color', 'red', 'Rouge')",
+      ["details"],
+    ],
+    [
+      "an option's label",
+      "update attribute_options set label = 'Rouge vif' where attribute_id = '$org_color'",
+      ["details"],
     ],
     [
       "a channel created",
@@ -210,7 +224,7 @@ describe.each(["pglite", "pg"] as const)("versions per resource on %s", (driver:
     expect(await moved(sql(text))).toEqual(CATALOG_RESOURCES.filter((r) => expected.includes(r)));
   });
 
-  it("the seed's bump (after loading without triggers) moves all six", async () => {
+  it("the seed's bump (after loading without triggers) moves all seven", async () => {
     const before = await versions(A);
     await db.query("select catalog_bump_versions(array[$1]::text[])", [A]);
     const after = await versions(A);

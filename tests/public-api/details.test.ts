@@ -90,6 +90,94 @@ describe.each(["pglite", "pg"] as const)("preview `details` on %s", (driver) => 
     }
   });
 
+  // A detail read twice is the page cache's the second time (its tag keyed by the versions of what it shows); then a
+  // change to something it shows, made with plain SQL as the product-information application makes it, and the
+  // old tag is a 200 with the changed detail: never a stale body, never a stale 304.
+  it("serves a detail read again from the cache, and any change to what it shows in the next answer", async () => {
+    const key = fx.acme.full;
+    const one = async <R>(sql: string, params: unknown[]) => (await fx.db.query<R>(sql, params))[0]!;
+    const afterChange = async (path: string, change: () => Promise<unknown>) => {
+      const first = await call(path, { key });
+      const cached = await call(path, { key });
+      expect(cached.headers.get("server-timing"), path).toContain("hit");
+      expect(cached.headers.get("etag")).toBe(first.headers.get("etag"));
+      await change();
+      const after = await call(path, { key, headers: { "if-none-match": first.headers.get("etag")! } });
+      expect(after.status, path).toBe(200);
+      expect(after.headers.get("etag")).not.toBe(first.headers.get("etag"));
+      return after.body;
+    };
+    const productId = ids.acme.product;
+    const product = `/public/v1/products/${productId}`;
+    const p = await one<{ org_id: string; family_id: string }>(
+      "select org_id, family_id from products where id = $1",
+      [productId],
+    );
+
+    // A text value of the product.
+    const text = await one<{ code: string; id: string }>(
+      `select a.code, a.id from product_values pv join attributes a on a.id = pv.attribute_id
+        where pv.product_id = $1 and pv.channel_id is null and a.type in ('TEXT', 'TEXTAREA') and a.code <> 'name'
+        order by a.code limit 1`,
+      [productId],
+    );
+    let body = await afterChange(product, () =>
+      fx.db.query(
+        `update product_values set value = '"Changé par SQL"' where product_id = $1 and attribute_id = $2 and channel_id is null`,
+        [productId, text.id],
+      ),
+    );
+    expect(body.values[text.code]).toBe("Changé par SQL");
+
+    // A public media linked to it (a link from a media already linked elsewhere moves no list's version).
+    const media = await one<{ id: string }>(
+      `select m.id from media m where m.org_id = $1 and m.is_public
+          and not exists (select 1 from media_links l where l.media_id = m.id and l.product_id = $2)
+        order by m.link_count desc, m.id limit 1`,
+      [p.org_id, productId],
+    );
+    body = await afterChange(product, () =>
+      fx.db.query("insert into media_links (org_id, media_id, product_id, position) values ($1, $2, $3, 99)", [
+        p.org_id,
+        media.id,
+        productId,
+      ]),
+    );
+    expect(body.media.map((m: { id: string }) => m.id)).toContain(media.id);
+
+    // Its family renamed.
+    body = await afterChange(product, () =>
+      fx.db.query("update families set label = 'Famille renommée' where id = $1", [p.family_id]),
+    );
+    expect(body.family.label).toBe("Famille renommée");
+
+    // A family's attribute made required, or no longer.
+    const family = `/public/v1/families/${ids.acme.family}`;
+    const link = await one<{ attribute_id: string; is_required: boolean }>(
+      "select attribute_id, is_required from family_attributes where family_id = $1 order by attribute_id limit 1",
+      [ids.acme.family],
+    );
+    body = await afterChange(family, () =>
+      fx.db.query(
+        "update family_attributes set is_required = not is_required where family_id = $1 and attribute_id = $2",
+        [ids.acme.family, link.attribute_id],
+      ),
+    );
+    expect(body.attributes.find((a: { id: string }) => a.id === link.attribute_id).required).toBe(
+      !link.is_required,
+    );
+
+    // An option relabelled.
+    const attribute = `/public/v1/attributes/${ids.acme.attribute}`;
+    body = await afterChange(attribute, () =>
+      fx.db.query(
+        "update attribute_options set label = 'Libellé changé' where attribute_id = $1 and code = (select min(code) from attribute_options where attribute_id = $1)",
+        [ids.acme.attribute],
+      ),
+    );
+    expect(body.options.map((o: { label: string }) => o.label)).toContain("Libellé changé");
+  });
+
   it("an item's fields are its list item's, with the details added", async () => {
     const key = fx.acme.full;
     const product = (await call(`/public/v1/products/${ids.acme.product}`, { key })).body;
