@@ -597,7 +597,9 @@ export async function seedOrganization(
   };
 
   // One batch of products and what hangs off them, on one connection.
+  let untriggeredAny = false;
   const runBatch = async (tx: Executor, b: number, untriggered: boolean) => {
+    untriggeredAny ||= untriggered;
     const v = {
       ...values!,
       from: b * batchSize + 1,
@@ -654,6 +656,9 @@ export async function seedOrganization(
   // Batches loaded without triggers did not move the organization's versions (of all five resources): counts cached
   // while the seed ran must not outlive it.
   await db.query("select catalog_bump_versions(array[$1]::text[])", [orgId]);
+  // Nor did they note their products in the change feed (migration 0016): every object of the organization is noted
+  // once, so that a client following the feed from before the seed sees all it loaded.
+  if (untriggeredAny) await db.query("select catalog_changes_note_all($1)", [orgId]);
   progress({ step: "analyze", done: 0, total: 1 });
   await db.exec(
     "analyze organizations, channels, families, attributes, attribute_options, family_attributes, categories, products, product_values, media, media_links",

@@ -11,7 +11,16 @@ import {
   type QueryOf,
 } from "./list-query-grammar";
 import type { Attribute, AttributeDetail, AttributeOption } from "./schemas";
-import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+import {
+  Where,
+  addSearch,
+  addUpdatedSince,
+  orderBy,
+  selectionSql,
+  sortFields,
+  type Selection,
+  type SortColumns,
+} from "./sql";
 
 // The sortable fields of attributes: the public sort enum of the query and the SQL behind each, one table.
 export const ATTRIBUTE_SORTS = {
@@ -98,16 +107,35 @@ export async function getAttributeDetail(
   orgId: string,
   id: string,
 ): Promise<AttributeDetail | undefined> {
-  const [row] = await ctx.db.query<Attribute & { options: AttributeOption[] | null }>(
-    `select ${ATTRIBUTE_COLUMNS},
-            case when a.type = any($3::text[]) then coalesce(
-              (select json_agg(json_build_object('code', o.code, 'label', o.label) order by o.position, o.code)
-                 from attribute_options o where o.org_id = a.org_id and o.attribute_id = a.id),
-              '[]'::json) end as options
-       from attributes a where a.id = $2 and a.org_id = $1`,
-    [orgId, id, OPTION_TYPES],
-  );
-  if (!row) return undefined;
+  const [row] = await ctx.db.query<AttributeDetailRow>(`${ATTRIBUTE_DETAILS_SQL} and a.id = $2`, [orgId, id]);
+  return row && attributeDetailOf(row);
+}
+
+// Attributes of the organization read whole, in id order: the export's batches and the change feed's items.
+export async function readAttributeDetails(
+  ctx: CatalogContext,
+  orgId: string,
+  sel: Selection,
+): Promise<AttributeDetail[]> {
+  const s = selectionSql("a.id", sel);
+  const rows = await ctx.db.query<AttributeDetailRow>(`${ATTRIBUTE_DETAILS_SQL} and ${s.sql}`, [
+    orgId,
+    ...s.params,
+  ]);
+  return rows.map(attributeDetailOf);
+}
+
+// Attributes read whole (organization $1; the condition on a.id follows): a SELECT or MULTI_SELECT one with its
+// options in their order, then by code.
+const ATTRIBUTE_DETAILS_SQL = `select ${ATTRIBUTE_COLUMNS},
+    case when a.type in (${OPTION_TYPES.map((t) => `'${t}'`).join(", ")}) then coalesce(
+      (select json_agg(json_build_object('code', o.code, 'label', o.label) order by o.position, o.code)
+         from attribute_options o where o.org_id = a.org_id and o.attribute_id = a.id),
+      '[]'::json) end as options
+  from attributes a where a.org_id = $1`;
+
+type AttributeDetailRow = Attribute & { options: AttributeOption[] | null };
+function attributeDetailOf(row: AttributeDetailRow): AttributeDetail {
   const attribute = attributeOf(row);
   return row.options ? { ...attribute, options: row.options } : attribute;
 }

@@ -45,3 +45,17 @@ export class CatalogWriteError extends Error {
     this.name = "CatalogWriteError";
   }
 }
+
+// A change-feed cursor the organization's feed cannot continue from: older than its retention (`expired`: the events
+// after it were pruned; the client re-exports), or past its head (`unknown`: not a cursor of this organization).
+export class CursorError extends Error {
+  constructor(
+    readonly reason: "expired" | "unknown",
+    readonly cursor: string,
+    /** The oldest cursor the feed still continues from (`expired`), or its head (`unknown`). */
+    readonly bound: string,
+  ) {
+    super(`cursor ${cursor}: ${reason} (${reason === "expired" ? "oldest kept" : "head"} ${bound})`);
+    this.name = "CursorError";
+  }
+}

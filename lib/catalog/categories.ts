@@ -4,7 +4,16 @@ import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { boolParam, defineQuery, idParam, listParams, type QueryOf } from "./list-query-grammar";
 import type { Category } from "./schemas";
-import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+import {
+  Where,
+  addSearch,
+  addUpdatedSince,
+  orderBy,
+  selectionSql,
+  sortFields,
+  type Selection,
+  type SortColumns,
+} from "./sql";
 
 // The sortable fields of categories: the public sort enum of the query and the SQL behind each, one table.
 export const CATEGORY_SORTS = {
@@ -38,22 +47,39 @@ export async function listCategories(
     {
       resource: "categories",
       from: "categories c",
-      columns: `c.id, c.slug, c.label, c.parent_id as "parentId", c.is_master as "isMaster",
-                ${isoSql("c.updated_at")} as "updatedAt"`,
+      columns: CATEGORY_COLUMNS,
       where,
       count: where.count("categories c"),
       order: orderBy(q.sort, CATEGORY_SORTS, "c.id"),
       onePlan: true, // a small table per organization: any plan reads little
-      map: (r) => ({
-        id: r.id,
-        slug: r.slug,
-        label: r.label,
-        parentId: r.parentId,
-        isMaster: r.isMaster,
-        updatedAt: r.updatedAt,
-      }),
+      map: categoryItem,
     },
     q.page,
     q.perPage,
   );
+}
+
+// The select list of a category item (alias c), its columns named as the item's fields.
+const CATEGORY_COLUMNS = `c.id, c.slug, c.label, c.parent_id as "parentId", c.is_master as "isMaster",
+                ${isoSql("c.updated_at")} as "updatedAt"`;
+
+// A category item from its row (CATEGORY_COLUMNS): exactly the item's fields.
+const categoryItem = (r: Category): Category => ({
+  id: r.id,
+  slug: r.slug,
+  label: r.label,
+  parentId: r.parentId,
+  isMaster: r.isMaster,
+  updatedAt: r.updatedAt,
+});
+
+// Categories of the organization as their list shows them, in id order: the export's batches and the change feed's
+// items.
+export async function readCategories(ctx: CatalogContext, orgId: string, sel: Selection): Promise<Category[]> {
+  const s = selectionSql("c.id", sel);
+  const rows = await ctx.db.query<Category>(
+    `select ${CATEGORY_COLUMNS} from categories c where c.org_id = $1 and ${s.sql}`,
+    [orgId, ...s.params],
+  );
+  return rows.map(categoryItem);
 }

@@ -4,7 +4,16 @@ import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { defineQuery, listParams, type QueryOf } from "./list-query-grammar";
 import type { Channel } from "./schemas";
-import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+import {
+  Where,
+  addSearch,
+  addUpdatedSince,
+  orderBy,
+  selectionSql,
+  sortFields,
+  type Selection,
+  type SortColumns,
+} from "./sql";
 
 // The sortable fields of channels: the public sort enum of the query and the SQL behind each, one table. A label
 // sorts by its folded form in byte order, as the other lists' label_sort columns do (channels have none: a handful
@@ -37,14 +46,37 @@ export async function listChannels(
     {
       resource: "channels",
       from: "channels c",
-      columns: `c.id, c.code, c.label, c.locale, ${isoSql("c.updated_at")} as "updatedAt"`,
+      columns: CHANNEL_COLUMNS,
       where,
       count: where.count("channels c"),
       order: orderBy(q.sort, CHANNEL_SORTS, "c.id"),
       onePlan: true, // a handful of rows per organization: any plan reads little
-      map: (r) => ({ id: r.id, code: r.code, label: r.label, locale: r.locale, updatedAt: r.updatedAt }),
+      map: channelItem,
     },
     q.page,
     q.perPage,
   );
+}
+
+// The select list of a channel item (alias c), its columns named as the item's fields.
+const CHANNEL_COLUMNS = `c.id, c.code, c.label, c.locale, ${isoSql("c.updated_at")} as "updatedAt"`;
+
+// A channel item from its row (CHANNEL_COLUMNS): exactly the item's fields.
+const channelItem = (r: Channel): Channel => ({
+  id: r.id,
+  code: r.code,
+  label: r.label,
+  locale: r.locale,
+  updatedAt: r.updatedAt,
+});
+
+// Channels of the organization as their list shows them, in id order: the export's batches and the change feed's
+// items.
+export async function readChannels(ctx: CatalogContext, orgId: string, sel: Selection): Promise<Channel[]> {
+  const s = selectionSql("c.id", sel);
+  const rows = await ctx.db.query<Channel>(
+    `select ${CHANNEL_COLUMNS} from channels c where c.org_id = $1 and ${s.sql}`,
+    [orgId, ...s.params],
+  );
+  return rows.map(channelItem);
 }

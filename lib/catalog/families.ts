@@ -4,7 +4,16 @@ import type { CatalogContext } from "./context";
 import { readList, type ListResult } from "./list";
 import { defineQuery, listParams, type QueryOf } from "./list-query-grammar";
 import type { Family, FamilyDetail } from "./schemas";
-import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+import {
+  Where,
+  addSearch,
+  addUpdatedSince,
+  orderBy,
+  selectionSql,
+  sortFields,
+  type Selection,
+  type SortColumns,
+} from "./sql";
 
 // The sortable fields of families: the public sort enum of the query and the SQL behind each, one table.
 export const FAMILY_SORTS = {
@@ -56,9 +65,9 @@ export async function listFamilies(
 export const familyDetailQuery = defineQuery({});
 export type FamilyDetailQuery = QueryOf<typeof familyDetailQuery>;
 
-// One statement by primary keys: the family, and its attributes (family_attributes' primary key starts with the
-// family) in the family's order, then by code.
-const FAMILY_DETAIL_SQL = `select ${FAMILY_COLUMNS},
+// One statement by primary keys: families, and their attributes (family_attributes' primary key starts with the
+// family) in the family's order, then by code; the condition on f.id follows.
+const FAMILY_DETAILS_SQL = `select ${FAMILY_COLUMNS},
   (select coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'code', a.code, 'label', a.label, 'type', a.type,
                                                 'required', fa.is_required)
                              order by fa.position, a.code), '[]'::jsonb)
@@ -66,7 +75,7 @@ const FAMILY_DETAIL_SQL = `select ${FAMILY_COLUMNS},
      join attributes a on a.org_id = fa.org_id and a.id = fa.attribute_id
     where fa.family_id = f.id and fa.org_id = f.org_id) as attributes
   from families f
- where f.org_id = $1 and f.id = $2`;
+ where f.org_id = $1`;
 
 // One family of the organization read whole: its item's fields and its attributes, each with whether a product of
 // the family needs a value for it; undefined when the organization has no family of this id.
@@ -75,9 +84,23 @@ export async function getFamilyDetail(
   orgId: string,
   id: string,
 ): Promise<FamilyDetail | undefined> {
-  const [row] = await ctx.db.query<Family & { attributes: FamilyDetail["attributes"] }>(FAMILY_DETAIL_SQL, [
-    orgId,
-    id,
-  ]);
-  return row && { ...familyItem(row), attributes: row.attributes };
+  const [row] = await ctx.db.query<FamilyDetailRow>(`${FAMILY_DETAILS_SQL} and f.id = $2`, [orgId, id]);
+  return row && familyDetailOf(row);
+}
+
+type FamilyDetailRow = Family & { attributes: FamilyDetail["attributes"] };
+const familyDetailOf = (row: FamilyDetailRow): FamilyDetail => ({
+  ...familyItem(row),
+  attributes: row.attributes,
+});
+
+// Families of the organization read whole, in id order: the export's batches and the change feed's items.
+export async function readFamilyDetails(
+  ctx: CatalogContext,
+  orgId: string,
+  sel: Selection,
+): Promise<FamilyDetail[]> {
+  const s = selectionSql("f.id", sel);
+  const rows = await ctx.db.query<FamilyDetailRow>(`${FAMILY_DETAILS_SQL} and ${s.sql}`, [orgId, ...s.params]);
+  return rows.map(familyDetailOf);
 }

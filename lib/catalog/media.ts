@@ -12,7 +12,16 @@ import {
   type QueryOf,
 } from "./list-query-grammar";
 import type { Media } from "./schemas";
-import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+import {
+  Where,
+  addSearch,
+  addUpdatedSince,
+  orderBy,
+  selectionSql,
+  sortFields,
+  type Selection,
+  type SortColumns,
+} from "./sql";
 
 // The sortable fields of media: the public sort enum of the query and the SQL behind each, one table.
 export const MEDIA_SORTS = {
@@ -90,4 +99,20 @@ export async function listMedia(
     q.page,
     q.perPage,
   );
+}
+
+// Public media of the organization as their list shows them, in id order: the export's batches and the change feed's
+// items (a private media is in neither: the feed serves it as a delete).
+export async function readMedia(
+  ctx: CatalogContext,
+  org: { id: string; slug: string },
+  sel: Selection,
+  baseUrl: string,
+): Promise<Media[]> {
+  const s = selectionSql("m.id", sel);
+  const rows = await ctx.db.query<MediaRow>(
+    `select ${MEDIA_COLUMNS} from media m where m.org_id = $1 and m.is_public and ${s.sql}`,
+    [org.id, ...s.params],
+  );
+  return rows.map((r) => mediaItem(r, baseUrl, org.slug));
 }

@@ -7,6 +7,7 @@ import { MEDIA_COLUMNS, mediaItem, type MediaRow } from "./media";
 import { mediaUrls } from "./media-urls";
 import { channelKnownColumn, productColumns, productItem, type ProductRow } from "./products";
 import type { MediaRef, ProductDetail, ProductValue } from "./schemas";
+import { selectionSql, type Selection } from "./sql";
 
 // The query of a product's detail: the channel its label and scopable values are read in.
 export const productDetailQuery = defineQuery({
@@ -133,6 +134,29 @@ export async function getProductDetail(
   if (!row) return undefined;
   if (!row.channel_known) throw new UnknownReferenceError("channelId", q.channelId!);
   if (row.id == null) return undefined;
+  return detailOf(row, org, baseUrl);
+}
+
+// Products of the organization read whole (unscoped values), in id order: the export's batches and the change
+// feed's items. One statement per call.
+export async function readProductDetails(
+  ctx: CatalogContext,
+  org: { id: string; slug: string },
+  sel: Selection,
+  baseUrl: string,
+): Promise<ProductDetail[]> {
+  const s = selectionSql("p.id", sel);
+  const rows = await ctx.db.query<Row>(`${DETAILS_SQL} and ${s.sql}`, [org.id, ...s.params]);
+  return rows.map((r) => detailOf(r, org, baseUrl));
+}
+
+const DETAILS_SQL = `select ${productColumns(undefined)}, ${isoSql("p.created_at")} as created_at,
+         ${valuesSql(undefined)} as attribute_values, ${MEDIA_SQL} as media
+    from products p
+   where p.org_id = $1`;
+
+// A product's detail from its statement's row.
+function detailOf(row: Row, org: { id: string; slug: string }, baseUrl: string): ProductDetail {
   const mediaRef = (mediaId: string, fileName: string): MediaRef => ({
     id: mediaId,
     ...mediaUrls(baseUrl, org.slug, fileName),

@@ -93,3 +93,15 @@ export function orderBy<S extends SortColumns>(
   parts.push(`${idColumn} ${sort[0]?.order ?? "asc"}`);
   return parts.join(", ");
 }
+
+// Which objects of an organization to read whole (the export's batches, the change feed's items): these ids, or the
+// next `limit` in id order after an id ('' for the first).
+export type Selection = { ids: readonly string[] } | { after: string; limit: number };
+
+// The condition, order and limit of a selection on a table's id column (after `where … and`), and its parameters
+// from $2 ($1 is the organization).
+export function selectionSql(idColumn: string, sel: Selection): Statement {
+  return "ids" in sel
+    ? { sql: `${idColumn} = any($2::text[]) order by ${idColumn}`, params: [sel.ids] }
+    : { sql: `${idColumn} > $2 order by ${idColumn} limit $3`, params: [sel.after, sel.limit] };
+}
