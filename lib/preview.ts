@@ -2,7 +2,7 @@ import type { Config } from "@/lib/config";
 
 // The preview features (DESIGN §5) built so far, in the order every list of them follows. Each is off by default:
 // V1 is what the contract publishes, byte for byte; PUBLIC_API_PREVIEW turns features on by name.
-export const PREVIEW_FEATURES = ["writes", "details"] as const;
+export const PREVIEW_FEATURES = ["writes", "details", "changes", "export"] as const;
 
 // A preview feature's name.
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
@@ -12,6 +12,10 @@ export const PREVIEW_FEATURE_TEXT: Readonly<Record<PreviewFeature, string>> = {
   writes: "writes (POST /public/v1/products, scope products:write; turns details on)",
   details:
     "details (GET /public/v1/products/{id}, /families/{id}, /attributes/{id} and /channels: a product's values, what a family requires, an attribute's options)",
+  changes:
+    "changes (GET /public/v1/changes: the organization's change feed, deletions included, with cursors and long polling)",
+  export:
+    "export (GET /public/v1/export/{resource}: a whole resource as NDJSON from one snapshot, ending with its change-feed cursor)",
 };
 
 // The value of PUBLIC_API_PREVIEW read: `all`, `none` (or empty), or names separated by commas (spaces and case
