@@ -324,6 +324,7 @@ describe("first start (prepareStartData)", () => {
 
 describe("start script helpers", () => {
   it("parses --expires-in durations", () => {
+    expect(parseDuration("30s")).toBe(30_000);
     expect(parseDuration("90m")).toBe(90 * 60_000);
     expect(parseDuration("12h")).toBe(12 * 3_600_000);
     expect(parseDuration("30d")).toBe(30 * 86_400_000);
