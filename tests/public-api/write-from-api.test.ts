@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WRITE_SCOPE, READ_SCOPES } from "@/lib/keys/scopes";
 import { call, setupApi, type ApiFixture } from "../support/api";
-import { insertKey } from "../support/write-preview";
+import { insertKey, valueFromDetail } from "../support/write-preview";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -33,31 +33,6 @@ describe.each(["pglite", "pg"] as const)("a creation built from the API alone, o
       body: JSON.stringify(body),
     });
 
-  // A value of an attribute as its detail describes it (its type, its options), and a media of the catalog.
-  function valueFor(attribute: Json, mediaId: string, unique: string): unknown {
-    switch (attribute.type) {
-      case "TEXT":
-      case "TEXTAREA":
-        return `${attribute.label} ${unique}`;
-      case "NUMBER":
-        return 12.5;
-      case "PRICE":
-        return { EUR: 19.9 };
-      case "BOOLEAN":
-        return true;
-      case "DATE":
-        return "2026-11-25";
-      case "SELECT":
-        return attribute.options[0].code;
-      case "MULTI_SELECT":
-        return [attribute.options[0].code];
-      case "MEDIA":
-        return mediaId;
-      default:
-        throw new Error(`a type the test does not know: ${attribute.type}`);
-    }
-  }
-
   it("every family of the demo: discover, be told what is missing, fill it, 201, read it back at its Location", async () => {
     const families = (await get("/public/v1/families?perPage=100")).data as Json[];
     const category = ((await get("/public/v1/categories?perPage=1")).data as Json[])[0]!;
@@ -80,7 +55,7 @@ describe.each(["pglite", "pg"] as const)("a creation built from the API alone, o
       const values: Record<string, unknown> = {};
       for (const a of required) {
         const attribute = await get(`/public/v1/attributes/${a.id}`);
-        values[a.code] = valueFor(attribute, media.id, unique);
+        values[a.code] = valueFromDetail(attribute, media.id, unique);
       }
       const created = await post({ familyId: family.id, categoryId: category.id, values });
       expect(created.status, `${family.code}: ${JSON.stringify(created.body)}`).toBe(201);

@@ -136,17 +136,27 @@ export interface ApiResponse<T = unknown> {
   body: T;
 }
 
-// Calls the API's router in-process with a Web Request, as npm start's server and the route files do.
-export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
-  path: string,
-  opts: { key?: string | null; method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<ApiResponse<T>> {
+// What a test's request carries: a key (sent as a Bearer token), a method, headers and a body.
+export interface CallOptions {
+  key?: string | null;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+// Calls the API's router in-process with a Web Request, as npm start's server and the route files do; the Response
+// as it is, its body unread (a stream a test may read in part: the export's NDJSON).
+export function fetchApi(path: string, opts: CallOptions = {}): Promise<Response> {
   const url = new URL(path, "http://api.test");
   const method = opts.method ?? "GET";
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  const request = new Request(url, { method, headers, body: opts.body });
-  const res = await publicApi.fetch(request);
+  return publicApi.fetch(new Request(url, { method, headers, body: opts.body }));
+}
+
+// Calls the API's router in-process (fetchApi) and parses the JSON answer.
+export async function call<T = any>(path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetchApi(path, opts);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }

@@ -18,6 +18,36 @@ export async function insertKey(f: ApiFixture, orgId: string, scopes: readonly s
   return key;
 }
 
+// A valid value of an attribute as its detail (GET /public/v1/attributes/{id}) describes it: its type, its first
+// option; a MEDIA value is the media given, a text is made unique with `unique`.
+export function valueFromDetail(
+  attribute: Record<string, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  mediaId: string,
+  unique: string,
+): unknown {
+  switch (attribute.type) {
+    case "TEXT":
+    case "TEXTAREA":
+      return `${attribute.label} ${unique}`;
+    case "NUMBER":
+      return 12.5;
+    case "PRICE":
+      return { EUR: 19.9 };
+    case "BOOLEAN":
+      return true;
+    case "DATE":
+      return "2026-11-25";
+    case "SELECT":
+      return attribute.options[0].code;
+    case "MULTI_SELECT":
+      return [attribute.options[0].code];
+    case "MEDIA":
+      return mediaId;
+    default:
+      throw new Error(`a type the test does not know: ${attribute.type}`);
+  }
+}
+
 // An answer of the route, its body parsed.
 export interface PostAnswer {
   status: number;
