@@ -18,6 +18,15 @@ process.env.PCA_E2E_PORT ??= freePort();
 process.env.PCA_E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "pca-e2e-"));
 const port = process.env.PCA_E2E_PORT;
 const baseURL = `http://127.0.0.1:${port}`;
+// A second server of the same build with every preview feature on (PUBLIC_API_PREVIEW=all), its own data directory
+// and demo: the `preview` project's pages (DESIGN §5: on, each feature appears everywhere at once).
+process.env.PCA_E2E_PREVIEW_PORT ??= freePort();
+process.env.PCA_E2E_PREVIEW_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "pca-e2e-preview-"));
+const previewPort = process.env.PCA_E2E_PREVIEW_PORT;
+const previewURL = `http://127.0.0.1:${previewPort}`;
+// The specs that check a preview feature in whichever state their server runs (off on the default server, on on the
+// preview one), and those that check it on only.
+const PREVIEW_SPECS = /write-preview\.spec\.ts|preview-on\.spec\.ts/;
 
 // Playwright: the portal in Debian's Chromium against the real app (`npm start`: build if needed, migrate, seed the demo).
 export default defineConfig({
@@ -48,8 +57,14 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
-      testIgnore: /client-address\.spec\.ts|sign-in-address\.spec\.ts/,
+      testIgnore: /client-address\.spec\.ts|sign-in-address\.spec\.ts|preview-on\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], channel: undefined },
+    },
+    // The preview server: the specs of preview features, with every feature on.
+    {
+      name: "preview",
+      testMatch: PREVIEW_SPECS,
+      use: { ...devices["Desktop Chrome"], channel: undefined, baseURL: previewURL },
     },
     // Signs out, which ends every session of the account: after the portal suite, whose tests share the demo accounts.
     {
@@ -61,18 +76,36 @@ export default defineConfig({
     // Floods failed look-ups from this address: runs after the portal suite so its 401 checks are not turned into 429s.
     { name: "server", testMatch: /client-address\.spec\.ts/, dependencies: ["chromium"] },
   ],
-  webServer: {
-    command: "npm start",
-    url: `${baseURL}/public/v1/openapi.json`,
-    timeout: 420_000,
-    reuseExistingServer: !process.env.CI,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      PORT: port,
-      DATA_DIR: process.env.PCA_E2E_DATA_DIR,
-      PUBLIC_BASE_URL: baseURL,
-      NODE_ENV: "production",
+  // Started one after the other (the first builds when needed; the second reuses its build).
+  webServer: [
+    {
+      command: "npm start",
+      url: `${baseURL}/public/v1/openapi.json`,
+      timeout: 420_000,
+      reuseExistingServer: !process.env.CI,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        PORT: port,
+        DATA_DIR: process.env.PCA_E2E_DATA_DIR,
+        PUBLIC_BASE_URL: baseURL,
+        NODE_ENV: "production",
+      },
     },
-  },
+    {
+      command: "npm start",
+      url: `${previewURL}/public/v1/openapi.json`,
+      timeout: 420_000,
+      reuseExistingServer: !process.env.CI,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        PORT: previewPort,
+        DATA_DIR: process.env.PCA_E2E_PREVIEW_DATA_DIR,
+        PUBLIC_BASE_URL: previewURL,
+        PUBLIC_API_PREVIEW: "all",
+        NODE_ENV: "production",
+      },
+    },
+  ],
 });

@@ -34,15 +34,24 @@ export interface ChangesPage {
 const STATE_SQL = `select coalesce((select head from catalog_change_heads where org_id = $1), 0)::text as head,
   coalesce((select floor from catalog_change_floors where org_id = $1), 0)::text as floor`;
 
-// The organization's ($1) events after the cursor $2, in cursor order, at most $3: its commits after the cursor (by
-// their primary key, in order), each joined to its rows (by theirs).
+// The organization's ($1) events after the cursor $2, in cursor order, at most $3: its first $3 commits after the
+// cursor (by their primary key, in order), and of each its first $3 rows after the cursor (by theirs: a range of
+// ordinals, in order). Bounded by $3 whatever a transaction's size: a family renamed over 100,000 products, or the
+// seed's load, is one commit of as many rows, read a page at a time without sorting it.
 const EVENTS_SQL = `select (cm.first_cursor + (ch.ordinal - cm.ord_from))::text as cursor, ch.type, ch.id,
        ${isoSql("cm.at")} as at
-  from catalog_change_commits cm
-  join catalog_changes ch
-    on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
- where cm.org_id = $1 and cm.last_cursor > $2::bigint
-   and cm.first_cursor + (ch.ordinal - cm.ord_from) > $2::bigint
+  from (select * from catalog_change_commits
+         where org_id = $1 and last_cursor > $2::bigint
+         order by last_cursor
+         limit $3) cm
+  cross join lateral (
+    select ch.ordinal, ch.type, ch.id
+      from catalog_changes ch
+     where ch.org_id = cm.org_id and ch.txid = cm.txid
+       and ch.ordinal >= greatest(cm.ord_from, cm.ord_from + ($2::bigint - cm.first_cursor) + 1)
+       and ch.ordinal <= cm.ord_to
+     order by ch.ordinal
+     limit $3) ch
  order by cm.last_cursor, ch.ordinal
  limit $3`;
 

@@ -7,7 +7,7 @@ import { MEDIA_COLUMNS, mediaItem, type MediaRow } from "./media";
 import { mediaUrls } from "./media-urls";
 import { channelKnownColumn, productColumns, productItem, type ProductRow } from "./products";
 import type { MediaRef, ProductDetail, ProductValue } from "./schemas";
-import { selectionSql, type Selection } from "./sql";
+import { selectionSql, type Selection, type Statement } from "./sql";
 
 // The query of a product's detail: the channel its label and scopable values are read in.
 export const productDetailQuery = defineQuery({
@@ -138,7 +138,10 @@ export async function getProductDetail(
 }
 
 // Products of the organization read whole (unscoped values), in id order: the export's batches and the change
-// feed's items. One statement per call.
+// feed's items. Set-based, four statements whatever the batch's size: the products, then their values, the files of
+// their MEDIA values and their linked media, each read as one range of an index (product_values' and media_links'
+// start with the product id; an export's batch is a range of ids) rather than by one subquery per product (0.12 ms
+// of Postgres per product: 8,000 products/s at best), and put together here.
 export async function readProductDetails(
   ctx: CatalogContext,
   org: { id: string; slug: string },
@@ -146,14 +149,84 @@ export async function readProductDetails(
   baseUrl: string,
 ): Promise<ProductDetail[]> {
   const s = selectionSql("p.id", sel);
-  const rows = await ctx.db.query<Row>(`${DETAILS_SQL} and ${s.sql}`, [org.id, ...s.params]);
-  return rows.map((r) => detailOf(r, org, baseUrl));
+  const rows = await ctx.db.query<Row>(
+    `select ${productColumns(undefined)}, ${isoSql("p.created_at")} as created_at
+       from products p where p.org_id = $1 and ${s.sql}`,
+    [org.id, ...s.params],
+  );
+  if (rows.length === 0) return [];
+  // The batch's products as a condition on a product_id column, from $2: the range of an export's batch, else its ids.
+  const ofBatch = (column: string): Statement =>
+    "after" in sel
+      ? { sql: `${column} > $2 and ${column} <= $3`, params: [sel.after, rows[rows.length - 1]!.id] }
+      : { sql: `${column} = any($2::text[])`, params: [rows.map((r) => r.id!)] };
+  const v = ofBatch("pv.product_id");
+  const values = await ctx.db.query<ValueRow & { product_id: string }>(
+    `select pv.product_id, a.code, a.type, pv.value
+       from product_values pv
+       join attributes a on a.org_id = pv.org_id and a.id = pv.attribute_id
+      where pv.org_id = $1 and ${v.sql} and pv.channel_id is null
+      order by pv.product_id, a.code`,
+    [org.id, ...v.params],
+  );
+  const mediaIds = new Set<string>();
+  for (const r of values)
+    if (r.type === "MEDIA")
+      for (const id of Array.isArray(r.value) ? r.value : [r.value]) if (typeof id === "string") mediaIds.add(id);
+  const files = new Map<string, string>();
+  if (mediaIds.size > 0)
+    for (const m of await ctx.db.query<{ id: string; file_name: string }>(
+      "select id, file_name from media where org_id = $1 and is_public and id = any($2::text[])",
+      [org.id, [...mediaIds]],
+    ))
+      files.set(m.id, m.file_name);
+  const l = ofBatch("ml.product_id");
+  const links = await ctx.db.query<MediaRow & { product_id: string }>(
+    `select x.* from (
+       select distinct on (ml.product_id, m.id) ml.product_id, ml.position, ${MEDIA_COLUMNS}
+         from media_links ml
+         join media m on m.id = ml.media_id and m.org_id = ml.org_id and m.is_public
+        where ml.org_id = $1 and ${l.sql}
+        order by ml.product_id, m.id, ml.position) x
+     order by x.product_id, x.position, x.id`,
+    [org.id, ...l.params],
+  );
+  const valuesOf = groupBy(values, (r) => r.product_id);
+  const mediaOf = groupBy(links, (r) => r.product_id);
+  return rows.map((r) =>
+    detailOf(
+      {
+        ...r,
+        attribute_values: (valuesOf.get(r.id!) ?? []).map((x) => ({
+          code: x.code,
+          type: x.type,
+          value: x.value,
+          media:
+            x.type === "MEDIA"
+              ? (Array.isArray(x.value) ? x.value : [x.value]).flatMap((id) =>
+                  typeof id === "string" && files.has(id) ? [[id, files.get(id)!] as [string, string]] : [],
+                )
+              : null,
+        })),
+        media: mediaOf.get(r.id!) ?? [],
+      },
+      org,
+      baseUrl,
+    ),
+  );
 }
 
-const DETAILS_SQL = `select ${productColumns(undefined)}, ${isoSql("p.created_at")} as created_at,
-         ${valuesSql(undefined)} as attribute_values, ${MEDIA_SQL} as media
-    from products p
-   where p.org_id = $1`;
+// Rows by a key, each group in the rows' order.
+function groupBy<T>(rows: readonly T[], key: (r: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  return groups;
+}
 
 // A product's detail from its statement's row.
 function detailOf(row: Row, org: { id: string; slug: string }, baseUrl: string): ProductDetail {

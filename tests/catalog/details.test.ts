@@ -9,7 +9,7 @@ import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { familiesQuery, getFamilyDetail, listFamilies } from "@/lib/catalog/families";
 import { listMedia, mediaQuery } from "@/lib/catalog/media";
-import { getProductDetail, productDetailQuery } from "@/lib/catalog/product-detail";
+import { getProductDetail, productDetailQuery, readProductDetails } from "@/lib/catalog/product-detail";
 import { listProducts, productsQuery } from "@/lib/catalog/products";
 import { familyDetailSchema, productDetailSchema } from "@/lib/catalog/schemas";
 import { parseQuery } from "@/lib/public-api/params";
@@ -308,6 +308,22 @@ describe.each(["pglite", "pg"] as const)("details on %s", (driver: Driver) => {
       expect(await getFamilyDetail(ctx, A, "fam_b")).toBeUndefined();
       expect(await getFamilyDetail(ctx, A, "fam_nope")).toBeUndefined();
       expect(await getFamilyDetail(ctx, B, "fam_a")).toBeUndefined();
+    });
+  });
+
+  // The export's and the feed's batch reader (four statements for a whole batch) gives what the detail's one statement
+  // gives, product by product, key order included; by ids and by id range, another organization's never.
+  describe("products read in batches", () => {
+    it("reads each product as its detail does, by ids and after an id", async () => {
+      const ids = ["prd_1", "prd_bare"];
+      const one = await Promise.all(ids.map((id) => getProductDetail(ctx, ORG_A, id, {}, BASE)));
+      const byIds = await readProductDetails(ctx, ORG_A, { ids: [...ids, "prd_b", "prd_nowhere"] }, BASE);
+      expect(JSON.stringify(byIds)).toBe(JSON.stringify(one));
+      const after = await readProductDetails(ctx, ORG_A, { after: "", limit: 10 }, BASE);
+      expect(JSON.stringify(after)).toBe(JSON.stringify(one));
+      const rest = await readProductDetails(ctx, ORG_A, { after: "prd_1", limit: 10 }, BASE);
+      expect(rest.map((p) => p.id)).toEqual(["prd_bare"]);
+      expect(await readProductDetails(ctx, ORG_A, { after: "prd_bare", limit: 10 }, BASE)).toEqual([]);
     });
   });
 });

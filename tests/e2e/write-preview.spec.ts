@@ -1,19 +1,26 @@
-// The write preview in Chromium, in whichever state the server runs: off (the default e2e server), nothing about
-// writes in the console, the reference, the guides or the OpenAPI document; on
-// (`PUBLIC_API_WRITE_PREVIEW=true npx playwright test tests/e2e/write-preview.spec.ts --project chromium`), the
-// console offers products:write unchecked and a key made with it may create, the products reference shows the POST
-// marked Preview, the guide is listed and renders. Screenshots of the reference section and the guide when on.
+// The write preview in Chromium, in whichever state the server runs: off (the `chromium` project's server), nothing
+// about writes in the console, the reference, the guides or the OpenAPI document; on (the `preview` project's server,
+// PUBLIC_API_PREVIEW=all), the console offers products:write unchecked and a key made with it may create, the
+// products reference shows the POST marked Preview, the guide is listed and renders. Screenshots of the reference
+// section and the guide when on.
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 
-const ON = process.env.PUBLIC_API_WRITE_PREVIEW === "true";
+// Whether this test's server runs the preview (the `preview` project's), read once per test.
+let ON = false;
+test.beforeEach(({}, info) => {
+  ON = info.project.name === "preview";
+});
 const ARTIFACTS = path.resolve("tests/artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
 
 function password(email: string): string {
   const file = JSON.parse(
-    readFileSync(path.join(process.env.PCA_E2E_DATA_DIR!, "demo-keys.json"), "utf8"),
+    readFileSync(
+      path.join(ON ? process.env.PCA_E2E_PREVIEW_DATA_DIR! : process.env.PCA_E2E_DATA_DIR!, "demo-keys.json"),
+      "utf8",
+    ),
   ) as {
     users?: { email: string; password: string }[];
   };
