@@ -20,6 +20,7 @@ import { getGuide, getGuides } from "@/lib/portal/guides";
 import { renderMarkdown } from "@/lib/portal/markdown";
 import { WRITE_ERROR_CODES } from "@/lib/public-api/api-errors";
 import { call } from "../support/api";
+import { guideSamples } from "../support/guide-samples";
 import { setupWritePreview, type WriteFixture } from "../support/write-preview";
 
 const SLUG = "creating-products";
@@ -84,30 +85,11 @@ describe("the guide", () => {
 
 // The three clients, as the rendered page shows them (code blocks, entities decoded), checked against the markdown.
 function samples(markdown: string): Record<"bash" | "js" | "python", string> {
-  const html = renderMarkdown(markdown);
-  const decode = (text: string) =>
-    text
-      .replace(/&lt;/g, "<")
-      .replace(/&gt;/g, ">")
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&#x27;/g, "'")
-      .replace(/&amp;/g, "&");
-  const blocks = [...html.matchAll(/<pre[^>]*><code[^>]*>([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
-    decode(m[1]!),
-  );
-  const written = [...markdown.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => m[2]!);
-  const find = (start: string) => {
-    const found = blocks.filter((b) => b.startsWith(start));
-    expect(found, start).toHaveLength(1);
-    expect(written, start).toContain(found[0]);
-    return found[0]!;
-  };
-  return {
-    bash: find("#!/usr/bin/env bash\n# create-product.sh"),
-    js: find("// create-product.mjs"),
-    python: find("# create_product.py"),
-  };
+  return guideSamples(markdown, {
+    bash: "#!/usr/bin/env bash\n# create-product.sh",
+    js: "// create-product.mjs",
+    python: "# create_product.py",
+  });
 }
 
 type Fault = "503" | "lose" | "in-use" | "unprocessable" | "conflict";

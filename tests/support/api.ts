@@ -155,10 +155,54 @@ export function fetchApi(path: string, opts: CallOptions = {}): Promise<Response
 }
 
 // Calls the API's router in-process (fetchApi) and parses the JSON answer.
-export async function call<T = any>(path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function call<T = any>(path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
   const res = await fetchApi(path, opts);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+// The end line of an export: the feed cursor of its snapshot and how many items it streamed.
+export interface ExportEnd {
+  end: true;
+  cursor: string;
+  count: number;
+}
+
+// An export read through the router (fetchApi), line by line: its items and its end line; with `stopAfter`, only
+// that many items, the rest of the stream cancelled as by a client that goes away (no end line then, unless the
+// export had no more items).
+export async function readExport(
+  path: string,
+  key: string,
+  stopAfter?: number,
+): Promise<{ status: number; items: { id: string }[]; end?: ExportEnd }> {
+  const res = await fetchApi(path, { key });
+  const items: { id: string }[] = [];
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    return { status: res.status, items };
+  }
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return { status: res.status, items };
+    const lines = (rest + value).split("\n");
+    rest = lines.pop()!;
+    for (const line of lines) {
+      const parsed = JSON.parse(line);
+      if (parsed.end === true) {
+        await reader.cancel();
+        return { status: res.status, items, end: parsed as ExportEnd };
+      }
+      if (items.length === stopAfter) {
+        await reader.cancel();
+        return { status: res.status, items };
+      }
+      items.push(parsed);
+    }
+  }
 }
 
 // The 503 of an unreachable back end: the contract's body and a Retry-After, never an internal detail.
