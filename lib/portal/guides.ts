@@ -201,6 +201,7 @@ const PLACEHOLDERS: Record<string, () => string> = {
   valueTypeRows,
   writeBodyLimitKb: () => String(WRITE_BODY_LIMIT / 1024),
   idempotencyHours: () => String(IDEMPOTENCY_TTL_HOURS),
+  changesRetentionDays: () => "30",
   // What POST /public/v1/products does on this server: 405 in V1, the preview when the switch is on.
   writeStatusShort: () => (previewOn("writes", getConfig()) ? "in preview on this server" : "today 405"),
   writeStatusNote: () =>
@@ -209,9 +210,17 @@ const PLACEHOLDERS: Record<string, () => string> = {
       : "> **Not available in V1.** `POST /public/v1/products` answers **405 Method Not Allowed**. The contract below is the target, published so that you can prepare; it may still change.",
 };
 
+// A V1 guide rewritten around preview features: while all of them are on, its title, description and body
+// (lib/portal/guides/<slug>.preview.md) replace the V1 ones; with any of them off, the V1 guide is shown as it was.
+interface PreviewVersion {
+  features: readonly PreviewFeature[];
+  title: string;
+  description: string;
+}
+
 // The guides in reading order; each body is lib/portal/guides/<slug>.md. A guide of a preview feature is listed only
 // while that feature is on.
-const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature })[] = [
+const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature; previewVersion?: PreviewVersion })[] = [
   {
     slug: "getting-started",
     title: "Getting started",
@@ -242,6 +251,12 @@ const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature })[] = [
     title: "Keeping a copy in sync",
     description:
       "Keep a copy of a list up to date: a first full walk, then updatedSince, If-None-Match and 304 on polls, back-off, deletions, and what moves updatedAt.",
+    previewVersion: {
+      features: ["export", "changes"],
+      title: "Keeping a copy in sync (preview)",
+      description:
+        "Keep an exact copy of the catalog: load it once with the NDJSON export and its cursor, then follow the change feed with long polling, deletions included; re-export on 410; what counts against the rate limit.",
+    },
   },
   {
     slug: "reading-whole-products",
@@ -286,29 +301,45 @@ export function fillPlaceholders(slug: string, markdown: string): string {
   return markdown.replace(PLACEHOLDER, (_, name: string) => placeholderValue(slug, name)());
 }
 
+// The markdown files of the guides: each guide's, and the preview version's of a guide that has one.
+export function guideFiles(): string[] {
+  return GUIDES.flatMap(({ slug, previewVersion }) => [
+    `${slug}.md`,
+    ...(previewVersion ? [`${slug}.preview.md`] : []),
+  ]);
+}
+
 // The markdown files, read once when the module loads, from the working directory (where the server runs; the
-// build's file tracing follows this read: each route's .nft.json lists the files). Placeholder names are
-// checked here, so a typo fails `next build` as it collects page data; values are filled on each call, from the
-// configuration of the running server.
+// build's file tracing follows this read: each route's .nft.json lists the files), by file name without `.md`.
+// Placeholder names are checked here, so a typo fails `next build` as it collects page data; values are filled on
+// each call, from the configuration of the running server.
 const SOURCES = new Map(
-  GUIDES.map(({ slug }) => {
-    const file = readFileSync(path.join(process.cwd(), "lib", "portal", "guides", `${slug}.md`), "utf8");
+  guideFiles().map((name) => {
+    const file = readFileSync(path.join(process.cwd(), "lib", "portal", "guides", name), "utf8");
     const markdown = file.endsWith("\n") ? file.slice(0, -1) : file;
-    for (const [, name] of markdown.matchAll(PLACEHOLDER)) placeholderValue(slug, name!);
-    return [slug, markdown];
+    const source = name.slice(0, -".md".length);
+    for (const [, placeholder] of markdown.matchAll(PLACEHOLDER)) placeholderValue(source, placeholder!);
+    return [source, markdown];
   }),
 );
 
-// The guides of the portal, in reading order (a preview feature's only while it is on).
+// The guides of the portal, in reading order (a preview feature's only while it is on; a guide's preview version
+// while its features are).
 export function getGuides(): Guide[] {
   const config = getConfig();
   return GUIDES.filter((g) => !g.preview || previewOn(g.preview, config)).map(
-    ({ slug, title, description }) => ({
-      slug,
-      title,
-      description,
-      markdown: fillPlaceholders(slug, SOURCES.get(slug)!),
-    }),
+    ({ slug, title, description, previewVersion }) => {
+      const version = previewVersion?.features.every((f) => previewOn(f, config))
+        ? previewVersion
+        : undefined;
+      const source = version ? `${slug}.preview` : slug;
+      return {
+        slug,
+        title: version?.title ?? title,
+        description: version?.description ?? description,
+        markdown: fillPlaceholders(source, SOURCES.get(source)!),
+      };
+    },
   );
 }
 

@@ -4,21 +4,18 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { resetConfig } from "@/lib/config";
-import { fillPlaceholders, getGuides } from "@/lib/portal/guides";
+import { fillPlaceholders, getGuides, guideFiles } from "@/lib/portal/guides";
 
 const DIR = path.resolve(__dirname, "../../lib/portal/guides");
 
 describe("guide files", () => {
-  it("are exactly one markdown file per guide (the write preview's guide included: listed while it is on)", () => {
-    vi.stubEnv("PUBLIC_API_WRITE_PREVIEW", "true");
+  it("are exactly one markdown file per guide and per guide's preview version (every guide listed: all previews on)", () => {
+    vi.stubEnv("PUBLIC_API_PREVIEW", "all");
     resetConfig();
     try {
       const files = readdirSync(DIR).sort();
-      expect(files).toEqual(
-        getGuides()
-          .map((g) => `${g.slug}.md`)
-          .sort(),
-      );
+      expect(files).toEqual(guideFiles().sort());
+      for (const g of getGuides()) expect(files).toContain(`${g.slug}.md`);
     } finally {
       vi.unstubAllEnvs();
       resetConfig();
