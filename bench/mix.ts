@@ -9,6 +9,7 @@ import { CATEGORY_SORTS } from "@/lib/catalog/categories";
 import { FAMILY_SORTS } from "@/lib/catalog/families";
 import { MEDIA_SORTS } from "@/lib/catalog/media";
 import { PRODUCT_SORTS } from "@/lib/catalog/products";
+import { randomSource } from "@/lib/seeded-random";
 
 // What the draw needs of one organization: its keys and the ids and words its filters take.
 export interface MixOrganization {
@@ -74,18 +75,6 @@ export async function loadMix(
     });
   }
   return { organizations: out, now: Date.now() };
-}
-
-// A small seeded generator (mulberry32): the same seed draws the same requests.
-export function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Draws requests from the mix: an organization, one of its keys, then a resource and its parameters.

@@ -8,6 +8,7 @@ import type { Database } from "../db/client";
 import { loadConfig, type Config } from "../lib/config";
 import { ACTIVITY_ROUND, applyChange, changeCursors, type AppliedChange } from "../lib/demo/catalog-activity";
 import { previewOn } from "../lib/preview";
+import { randomSource } from "../lib/seeded-random";
 import { CliError, runCli, UsageError } from "./lib/cli";
 import { DatabaseBusyError, describeDatabase, orgOrFail, withDatabase } from "./lib/database";
 import { parseDuration } from "./lib/duration";
@@ -88,18 +89,6 @@ function parse(argv: string[]): Args | "help" {
   };
 }
 
-// A small seeded generator of 32-bit numbers (mulberry32): the choices of a run are its seed's.
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-}
-
 // One printed line: the time, the change's number, the object, what was done, the cursors of its events.
 function line(n: number, c: AppliedChange, cursors: { first: string; last: string } | undefined): string {
   const time = new Date().toISOString().slice(11, 23);
@@ -145,7 +134,9 @@ async function run(config: Config, args: Args): Promise<void> {
         `Its change feed is at cursor ${head}: follow it with GET /public/v1/changes?after=${head}&wait=30` +
         (previewOn("changes", config) ? "." : " (start the server with PUBLIC_API_PREVIEW=changes,export)."),
     );
-    const random = generator(args.seed);
+    // Whole numbers for the changes' picks and salts, drawn from the run's seed.
+    const draw = randomSource(args.seed);
+    const random = () => Math.floor(draw() * 2 ** 32);
     const interval = 1000 / args.rate;
     const started = Date.now();
     let done = 0;

@@ -58,8 +58,28 @@ async function pickRow<R>(
   return row;
 }
 
-// A label with its activity number replaced ("Chaise Oslo · 17"), so that relabels do not pile suffixes up.
-const RENUMBER = `regexp_replace(label, ' · [0-9]+$', '') || ' · ' || $3`;
+// A row of a table of labelled objects, picked, its label given the change's number in place of the one an earlier
+// relabel gave it ("Chaise Oslo · 17": relabels do not pile suffixes up); its id and new label.
+async function renumber(
+  tx: Executor,
+  table: "products" | "families" | "categories",
+  orgId: string,
+  c: Change,
+): Promise<{ id: string; label: string } | undefined> {
+  const row = await pickRow<{ id: string }>(
+    tx,
+    `select id from ${table} where org_id = $1 order by id`,
+    [orgId],
+    c.pick,
+  );
+  if (!row) return undefined;
+  const [{ label }] = (await tx.query<{ label: string }>(
+    `update ${table} set label = regexp_replace(label, ' · [0-9]+$', '') || ' · ' || $3, updated_at = now()
+      where org_id = $1 and id = $2 returning label`,
+    [orgId, row.id, c.salt % 1000],
+  )) as [{ label: string }];
+  return { id: row.id, label };
+}
 
 const PRODUCTS = "select id, label from products where org_id = $1 order by id";
 
@@ -110,13 +130,8 @@ const WRITES: Record<
   },
 
   async relabel(tx, orgId, c) {
-    const p = await pickRow<{ id: string }>(tx, PRODUCTS, [orgId], c.pick);
-    if (!p) return undefined;
-    const [row] = await tx.query<{ label: string }>(
-      `update products set label = ${RENUMBER}, updated_at = now() where org_id = $1 and id = $2 returning label`,
-      [orgId, p.id, c.salt % 1000],
-    );
-    return { type: "products", id: p.id, text: `relabelled “${row!.label}”` };
+    const p = await renumber(tx, "products", orgId, c);
+    return p && { type: "products", id: p.id, text: `relabelled “${p.label}”` };
   },
 
   async status(tx, orgId, c) {
@@ -162,37 +177,21 @@ const WRITES: Record<
   },
 
   async "family-relabel"(tx, orgId, c) {
-    const f = await pickRow<{ id: string }>(
-      tx,
-      "select id from families where org_id = $1 order by id",
-      [orgId],
-      c.pick,
+    const f = await renumber(tx, "families", orgId, c);
+    return (
+      f && { type: "families", id: f.id, text: `family relabelled “${f.label}” (its products move too)` }
     );
-    if (!f) return undefined;
-    const [row] = await tx.query<{ label: string }>(
-      `update families set label = ${RENUMBER}, updated_at = now() where org_id = $1 and id = $2 returning label`,
-      [orgId, f.id, c.salt % 1000],
-    );
-    return { type: "families", id: f.id, text: `family relabelled “${row!.label}” (its products move too)` };
   },
 
   async "category-relabel"(tx, orgId, c) {
-    const cat = await pickRow<{ id: string }>(
-      tx,
-      "select id from categories where org_id = $1 order by id",
-      [orgId],
-      c.pick,
+    const cat = await renumber(tx, "categories", orgId, c);
+    return (
+      cat && {
+        type: "categories",
+        id: cat.id,
+        text: `category relabelled “${cat.label}” (its products move too)`,
+      }
     );
-    if (!cat) return undefined;
-    const [row] = await tx.query<{ label: string }>(
-      `update categories set label = ${RENUMBER}, updated_at = now() where org_id = $1 and id = $2 returning label`,
-      [orgId, cat.id, c.salt % 1000],
-    );
-    return {
-      type: "categories",
-      id: cat.id,
-      text: `category relabelled “${row!.label}” (its products move too)`,
-    };
   },
 
   // A public media linked to a product that does not show it yet, after its other media.
