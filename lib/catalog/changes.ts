@@ -1,8 +1,10 @@
 import "server-only";
 import { isoSql } from "@/db/schema";
 import { CursorError } from "./catalog-errors";
+import type { ChangeSignals } from "./change-signals";
 import type { CatalogContext } from "./context";
 import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "./items";
+import { cursorParam, defineQuery, enumListParam, integerParam, type QueryOf } from "./list-query-grammar";
 
 // The change feed (issue 24, migration 0016): the organization's log of the objects whose public shape changed, in
 // commit order, each served as it is when read: an upsert with its public shape, or a delete when the object is no
@@ -34,23 +36,51 @@ export interface ChangesPage {
 const STATE_SQL = `select coalesce((select head from catalog_change_heads where org_id = $1), 0)::text as head,
   coalesce((select floor from catalog_change_floors where org_id = $1), 0)::text as floor`;
 
-// The organization's ($1) events after the cursor $2, in cursor order, at most $3: its commits after the cursor (by
-// their primary key, in order), each joined to its rows (by theirs).
-const EVENTS_SQL = `select (cm.first_cursor + (ch.ordinal - cm.ord_from))::text as cursor, ch.type, ch.id,
-       ${isoSql("cm.at")} as at
-  from catalog_change_commits cm
-  join catalog_changes ch
-    on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
- where cm.org_id = $1 and cm.last_cursor > $2::bigint
-   and cm.first_cursor + (ch.ordinal - cm.ord_from) > $2::bigint
- order by cm.last_cursor, ch.ordinal
- limit $3`;
+// The organization's ($1) floor and its events after the cursor $2, in cursor order, at most $3: its commits after
+// the cursor (by their primary key, in order), each joined to its rows (by theirs). One statement, so one snapshot:
+// a retention pass that pruned past the cursor after STATE_SQL was read is seen here (its floor moved with the rows
+// it deleted), never taken for "no events".
+const EVENTS_SQL = `select f.floor::text as floor, e.cursor::text as cursor, e.type, e.id, e.at
+  from (select coalesce((select floor from catalog_change_floors where org_id = $1), 0) as floor) f
+  left join lateral (
+    select cm.first_cursor + (ch.ordinal - cm.ord_from) as cursor, ch.type, ch.id, ${isoSql("cm.at")} as at
+      from catalog_change_commits cm
+      join catalog_changes ch
+        on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
+     where cm.org_id = $1 and cm.last_cursor > $2::bigint
+       and cm.first_cursor + (ch.ordinal - cm.ord_from) > $2::bigint
+     order by cm.last_cursor, ch.ordinal
+     limit $3) e on true
+ order by e.cursor`;
 
 // At most this many events are scanned for one page (events of types not asked are passed over).
 export const SCAN_MAX = 10_000;
 
+// The query of GET /public/v1/changes: where to continue from, which types, how many, how long to wait for one.
+export const changesQuery = defineQuery({
+  after: cursorParam(
+    "0",
+    "Continue after this cursor: the `cursor` of the previous answer, or the one on the last line of an export. Omitted: `0`, the start of the feed. A cursor older than the feed keeps (30 days by default) answers 410: export again.",
+  ),
+  types: enumListParam(
+    MIRRORED,
+    "Only events of these resources. Omitted: every resource the key may read (channels with any read scope); naming one the key may not read is a 403.",
+  ),
+  limit: integerParam(1, 1000, 100, "Most events in the answer (1 to 1000)."),
+  wait: integerParam(
+    0,
+    30,
+    0,
+    "Seconds to wait (0 to 30) when there is no event after the cursor yet: the answer comes as soon as one is committed, else at the end of the wait with no event and the cursor to continue from (long polling). The client ends the wait by closing the request.",
+  ),
+});
+export type ChangesQuery = QueryOf<typeof changesQuery>;
+
 // The organization's feed head and floor.
-export async function feedState(ctx: CatalogContext, orgId: string): Promise<{ head: string; floor: string }> {
+export async function feedState(
+  ctx: CatalogContext,
+  orgId: string,
+): Promise<{ head: string; floor: string }> {
   const [row] = await ctx.db.query<{ head: string; floor: string }>(STATE_SQL, [orgId]);
   return row ?? { head: "0", floor: "0" };
 }
@@ -67,19 +97,30 @@ export async function readChanges(
   const after = BigInt(q.after);
   if (after < BigInt(floor)) throw new CursorError("expired", q.after, floor);
   if (after > BigInt(head)) throw new CursorError("unknown", q.after, head);
-  if (after === BigInt(head)) return { data: [], cursor: q.after, hasMore: false };
-  const all = q.types.length === MIRRORED.length;
-  const scan = all ? q.limit : Math.min(SCAN_MAX, q.limit * 20);
-  const rows = await ctx.db.query<{ cursor: string; type: Mirrored; id: string; at: string }>(EVENTS_SQL, [
-    org.id,
-    q.after,
-    scan,
-  ]);
+  if (after === BigInt(head)) return { data: [], cursor: after.toString(), hasMore: false };
   const wanted = new Set(q.types);
+  // Every type asked (a type named twice counts once): the events are the page, no more are scanned.
+  const all = wanted.size === MIRRORED.length;
+  const scan = all ? q.limit : Math.min(SCAN_MAX, q.limit * 20);
+  const found = await ctx.db.query<{
+    floor: string;
+    cursor: string | null;
+    type: Mirrored;
+    id: string;
+    at: string;
+  }>(EVENTS_SQL, [org.id, after.toString(), scan]);
+  const pruned = found[0]?.floor ?? floor;
+  if (after < BigInt(pruned)) throw new CursorError("expired", q.after, pruned);
+  const rows = found.filter((r) => r.cursor !== null) as {
+    cursor: string;
+    type: Mirrored;
+    id: string;
+    at: string;
+  }[];
   const page = rows.filter((r) => wanted.has(r.type)).slice(0, q.limit);
   // Where the next page starts: after the last event served when the page is full, else after the last one scanned.
   const full = page.length === q.limit;
-  const cursor = full ? page[page.length - 1]!.cursor : (rows[rows.length - 1]?.cursor ?? q.after);
+  const cursor = full ? page[page.length - 1]!.cursor : (rows[rows.length - 1]?.cursor ?? after.toString());
   // One event per object in the page: its last (an earlier one would be served as the object is now all the same).
   const last = new Map<string, number>();
   page.forEach((r, i) => last.set(`${r.type}\u0000${r.id}`, i));
@@ -88,7 +129,8 @@ export async function readChanges(
   for (const type of MIRRORED) {
     const ids = [...new Set(events.filter((e) => e.type === type).map((e) => e.id))];
     if (ids.length === 0) continue;
-    for (const item of await ITEM_READERS[type](ctx, org, { ids }, baseUrl)) items.set(`${type}\u0000${item.id}`, item);
+    for (const item of await ITEM_READERS[type](ctx, org, { ids }, baseUrl))
+      items.set(`${type}\u0000${item.id}`, item);
   }
   return {
     data: events.map((e) => {
@@ -98,4 +140,33 @@ export async function readChanges(
     cursor,
     hasMore: BigInt(cursor) < BigInt(head),
   };
+}
+
+// Follows the feed for one request: the events after the cursor as readChanges gives them or, when there is none yet
+// and the query waits, the first ones committed within `wait` seconds (woken by `signals`, and reading again each
+// time). Ends with an empty page and the cursor it read up to at the end of the wait, or as soon as `abort` fires.
+// The wait holds no connection: only the reads do.
+export async function followChanges(
+  ctx: CatalogContext,
+  org: { id: string; slug: string },
+  q: { after: string; types: readonly Mirrored[]; limit: number; wait: number },
+  baseUrl: string,
+  wait: { signals: ChangeSignals; abort?: AbortSignal; now?: () => number },
+): Promise<ChangesPage> {
+  if (q.wait <= 0) return readChanges(ctx, org, q, baseUrl);
+  const until = (wait.now ?? Date.now)() + q.wait * 1000;
+  // Watched before the first read: a commit notified while it reads wakes the wait that follows.
+  const watch = wait.signals.watch(org.id);
+  try {
+    let after = q.after;
+    for (;;) {
+      const page = await readChanges(ctx, org, { ...q, after }, baseUrl);
+      // An event, or more of other types to pass over (hasMore): the client asks again at once.
+      if (page.data.length > 0 || page.hasMore) return page;
+      after = page.cursor;
+      if (!(await watch.next(after, until, wait.abort))) return page;
+    }
+  } finally {
+    watch.close();
+  }
 }
