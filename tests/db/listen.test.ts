@@ -21,8 +21,8 @@ describe.each(["pglite", "pg"] as const)("listen on %s", (driver: Driver) => {
   afterAll(async () => {
     await close?.();
   });
-
-  it("gets each notification of its channel until it unsubscribes", async () => {
+  // A subscription to feed_test: the payloads and the statuses it got, and its unsubscribe.
+  const subscribe = async () => {
     const got: string[] = [];
     const statuses: boolean[] = [];
     const unsubscribe = await db.listen!(
@@ -30,6 +30,11 @@ describe.each(["pglite", "pg"] as const)("listen on %s", (driver: Driver) => {
       (p) => got.push(p),
       (s) => statuses.push(s),
     );
+    return { got, statuses, unsubscribe };
+  };
+
+  it("gets each notification of its channel until it unsubscribes", async () => {
+    const { got, statuses, unsubscribe } = await subscribe();
     expect(statuses).toContain(true);
     await db.query("select pg_notify('feed_test', 'one')");
     await db.query("select pg_notify('other_channel', 'not mine')");
@@ -46,13 +51,7 @@ describe.each(["pglite", "pg"] as const)("listen on %s", (driver: Driver) => {
 
   if (driver === "pg")
     it("says when its connection is lost, opens it again, and notifications come through again", async () => {
-      const got: string[] = [];
-      const statuses: boolean[] = [];
-      const unsubscribe = await db.listen!(
-        "feed_test",
-        (p) => got.push(p),
-        (s) => statuses.push(s),
-      );
+      const { got, statuses, unsubscribe } = await subscribe();
       const killed = await db.query(
         `select pg_terminate_backend(pid) from pg_stat_activity
           where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`,

@@ -10,25 +10,10 @@ import { loadConfig } from "@/lib/config";
 import { generateApiKey } from "@/lib/keys/format";
 import { publicApi } from "@/lib/public-api/router";
 import { createRuntime, type Runtime } from "@/lib/runtime";
-import { call, setupApi, swapRuntime, type ApiFixture } from "../support/api";
+import { call, expectError, setupApi, swapRuntime, type ApiFixture } from "../support/api";
 import { insertKey } from "../support/write-preview";
 
 const PREVIEW = "details,changes,export";
-const REQUEST_ID = /^[0-9a-f-]{36}$/;
-
-// An error answer in the contract's shape.
-function expectError(
-  res: { status: number; body: any; headers: Headers }, // eslint-disable-line @typescript-eslint/no-explicit-any
-  status: number,
-  code: string,
-) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ statusCode: status, code });
-  expect(res.body.requestId).toMatch(REQUEST_ID);
-  expect(typeof res.body.message).toBe("string");
-}
-
 // A page of the feed as the tests read it (an item's fields are each resource's).
 type Page = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,8 @@
 // events' schema (an item is one of the resources' components, by reference), its 410 and the 400 of an unknown
 // cursor, its example in the shape the API answers; off, nothing of it (its error code included); lint-clean.
 import { describe, expect, it } from "vitest";
-import { changesPageSchema } from "@/lib/catalog/schemas";
+import { MIRRORED, changesPageSchema } from "@/lib/catalog/schemas";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
 import { redoclyLint } from "../support/redocly";
 
@@ -18,13 +19,7 @@ describe("the OpenAPI document of the preview feature `changes`", () => {
     expect(Object.keys(on.paths[PATH])).toEqual(["get"]);
     expect(op["x-preview"]).toBe(true);
     expect(op.tags).toEqual(["Changes"]);
-    expect(op["x-required-scope"]).toEqual([
-      "products:read",
-      "families:read",
-      "attributes:read",
-      "categories:read",
-      "media:read",
-    ]);
+    expect(op["x-required-scope"]).toEqual([...READ_SCOPES]);
     expect(off.paths[PATH]).toBeUndefined();
     for (const p of Object.keys(off.paths)) expect(on.paths[p], p).toEqual(off.paths[p]);
   });
@@ -33,14 +28,7 @@ describe("the OpenAPI document of the preview feature `changes`", () => {
     const params = Object.fromEntries(on.paths[PATH].get.parameters.map((p: Json) => [p.name, p]));
     expect(Object.keys(params)).toEqual(["after", "types", "limit", "wait"]);
     expect(params.after.schema).toMatchObject({ type: "string", pattern: "^[0-9]{1,15}$", default: "0" });
-    expect(params.types.schema.items.enum).toEqual([
-      "products",
-      "families",
-      "attributes",
-      "categories",
-      "media",
-      "channels",
-    ]);
+    expect(params.types.schema.items.enum).toEqual([...MIRRORED]);
     expect(params.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 1000, default: 100 });
     expect(params.wait.schema).toMatchObject({ type: "integer", minimum: 0, maximum: 30, default: 0 });
   });
