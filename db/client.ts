@@ -1,5 +1,6 @@
 import path from "node:path";
 import { mkdirSync } from "node:fs";
+import { PgListener } from "./pg-listener";
 
 // Something that runs one parameterised SQL statement and returns its rows.
 export interface Queryable {
@@ -25,8 +26,23 @@ export interface Database extends Executor {
    * waits on alone. PGlite has no bound: the database itself.
    */
   withStatementTimeout(timeoutMs: number): Queryable;
+  /**
+   * Subscribes to a notification channel (LISTEN): `onPayload` gets each NOTIFY's payload, `onStatus` says whether
+   * notifications are being received (false while the connection is lost: those sent meanwhile are lost, and the
+   * subscriber must look for itself). Resolves with the unsubscribe function. Absent where the driver cannot listen
+   * (@vercel/postgres).
+   */
+  listen?(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onStatus?: ListenStatus,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+// Whether a subscription receives its channel's notifications now (true once listening, false when the connection
+// is lost, true again once it listens anew).
+export type ListenStatus = (listening: boolean) => void;
 
 // What opening the database needs. The field names are the environment's, so lib/config's Config is one as it is.
 export interface DbOptions {
@@ -114,6 +130,12 @@ export async function openPglite(dataDir: string): Promise<Database> {
         }),
       ),
     withStatementTimeout: () => ({ query }),
+    // PGlite is the process's own database: its notifications never stop.
+    listen: async (channel, onPayload, onStatus) => {
+      const unlisten = await pg.listen(channel, onPayload);
+      onStatus?.(true);
+      return () => unlisten();
+    },
     close: () => pg.close(),
   };
 }
@@ -348,7 +370,20 @@ export async function openPg(connectionString: string, opts: number | PoolOption
     statementTimeoutMs > 0
       ? { watchdog: new StatementWatchdog(), boundMs: statementTimeoutMs + CLIENT_TIMEOUT_GRACE_MS }
       : undefined;
-  return poolDatabase("pg", pool as unknown as PoolLike, new StatementNames(), watched);
+  const database = poolDatabase("pg", pool as unknown as PoolLike, new StatementNames(), watched);
+  // LISTEN on a connection of its own (the change feed's long polls), with TCP keepalive so that a server gone
+  // silent is noticed.
+  const listener = new PgListener(
+    () => new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs }),
+  );
+  return {
+    ...database,
+    listen: (channel, onPayload, onStatus) => listener.listen(channel, onPayload, onStatus),
+    close: async () => {
+      await listener.close();
+      await database.close();
+    },
+  };
 }
 
 // Local stand-ins for Neon's endpoints (tests): a plain ws:// relay ("host:port/path") and a plain http:// /sql endpoint.

@@ -1,12 +1,14 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
 // addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
-// shared version reads, the page cache of list answers, the OpenAPI document, the portal's reference and search index,
-// the paths the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js
+// shared version reads, the change feed's signals to waiting requests and its retention timer, the page cache of list
+// answers, the OpenAPI document, the portal's reference and search index, the paths the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js
 // bundles each route apart, so a module-level variable would be one per bundle); tests and servers build their own
 // and swap it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
 // (lib/config.ts says why that one stays there).
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
+import { ChangeRetention, pruneChanges } from "@/lib/catalog/change-retention";
+import { ChangeSignals } from "@/lib/catalog/change-signals";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { CountCache } from "@/lib/catalog/count-cache";
 import { VersionReads } from "@/lib/catalog/version-reads";
@@ -36,8 +38,14 @@ export interface Runtime {
   readonly config: Config;
   /** The database, opened on first use (a failed open is retried on the next call). */
   db(): Promise<Database>;
-  /** The database with the catalog's caches, as every catalog read takes it. */
+  /** The database with the catalog's caches and the change feed's signals, as every catalog read takes it. */
   catalog(): Promise<CatalogContext>;
+  /**
+   * The change log's retention (CHANGES_RETENTION_DAYS): prunes every 10 minutes once started. The process's runtime
+   * (getRuntime) starts it when it opens the database; a runtime built by a test or a tool runs it only when asked
+   * (runOnce).
+   */
+  readonly retention: ChangeRetention;
   readonly limiters: RateLimiters;
   readonly keyCache: KeyCache;
   readonly lastUsed: LastUsedRecorder;
@@ -73,15 +81,29 @@ export interface Runtime {
 // Most addresses remembered as blocked at once (an address rotation cannot grow the map without bound).
 const MAX_AUTH_BLOCKS = 10_000;
 
+// Longest a statement of the change log's retention may run.
+const PRUNE_TIMEOUT_MS = 30_000;
+
 // Builds a runtime from a configuration, on the given database (the caller keeps it) or on the one the
-// configuration selects (opened on first use, closed by close()).
-export function createRuntime(config: Config, database?: Database): Runtime {
+// configuration selects (opened on first use, closed by close()). `retention`: the change log's retention starts
+// when the database is first opened (the process's runtime); else it runs only when asked.
+export function createRuntime(
+  config: Config,
+  database?: Database,
+  opts: { retention?: boolean } = {},
+): Runtime {
   let opening: Promise<Database> | undefined = database ? Promise.resolve(database) : undefined;
   const db = () => {
-    opening ??= openDatabase(config).catch((err: unknown) => {
-      opening = undefined;
-      throw err;
-    });
+    opening ??= openDatabase(config).then(
+      (opened) => {
+        if (opts.retention) retention.start();
+        return opened;
+      },
+      (err: unknown) => {
+        opening = undefined;
+        throw err;
+      },
+    );
     return opening;
   };
   const counts = new CountCache();
@@ -89,6 +111,10 @@ export function createRuntime(config: Config, database?: Database): Runtime {
   const versions = new VersionReads();
   const limiters = createRateLimiters(config);
   let catalog: CatalogContext | undefined;
+  // Pruning a batch takes a few milliseconds; the bound is for a database that does not answer.
+  const retention = new ChangeRetention(async () =>
+    pruneChanges((await db()).withStatementTimeout(PRUNE_TIMEOUT_MS), config.CHANGES_RETENTION_DAYS),
+  );
   return {
     config,
     db,
@@ -96,6 +122,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     catalog: async () => {
       const database = await db();
       if (catalog?.db !== database) {
+        void catalog?.signals?.close();
         // Counts run with their own bound (DB_COUNT_TIMEOUT_MS); a request waits for one as long as for a
         // connection and a statement together, then answers 503 while the count goes on and is remembered.
         catalog = {
@@ -105,10 +132,13 @@ export function createRuntime(config: Config, database?: Database): Runtime {
           counts,
           anchors,
           versions,
+          // Subscribes (LISTEN) on the first request that waits, not before.
+          signals: new ChangeSignals(database),
         };
       }
       return catalog;
     },
+    retention,
     limiters,
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
     lastUsed: new LastUsedRecorder(db),
@@ -124,9 +154,13 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     searchDocs: {},
     changelogEndpoints: {},
     close: async () => {
+      await retention.stop();
+      await catalog?.signals?.close();
       await limiters.close();
       if (!database && opening) await (await opening.catch(() => undefined))?.close();
-      opening = undefined;
+      // A database it was given stays its own: once closed, it must not open the configuration's instead (a test
+      // runtime swapped out and in again opened an empty PGlite under DATA_DIR).
+      if (!database) opening = undefined;
     },
   };
 }
@@ -134,10 +168,11 @@ export function createRuntime(config: Config, database?: Database): Runtime {
 const KEY = Symbol.for("public-catalog-api.runtime");
 type G = typeof globalThis & { [KEY]?: Runtime };
 
-// The runtime of this process, built from the environment's configuration on first use.
+// The runtime of this process, built from the environment's configuration on first use; its retention runs once it
+// has opened the database (not in a build that only renders the portal's pages).
 export function getRuntime(): Runtime {
   const g = globalThis as G;
-  g[KEY] ??= createRuntime(getConfig());
+  g[KEY] ??= createRuntime(getConfig(), undefined, { retention: true });
   return g[KEY];
 }
 

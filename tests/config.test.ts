@@ -103,6 +103,7 @@ describe("loadConfig", () => {
     ["KEY_CACHE_MAX_ENTRIES", "1"],
     ["PAGE_CACHE_MAX_ENTRIES", "-1"],
     ["PAGE_CACHE_MAX_BYTES", "1e6"],
+    ["CHANGES_RETENTION_DAYS", "0"],
     ["PUBLIC_API_WRITE_PREVIEW", "enabled"],
     ["PUBLIC_API_PREVIEW", "writes,webhook"],
     ["AUTH_SECRET", "too-short"],

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { DocsShell } from "@/components/docs-shell";
+import { getConfig } from "@/lib/config";
 import { getOpenApiDocument, getReferenceEndpoints } from "@/lib/portal/reference";
+import { previewOn } from "@/lib/preview";
 
 // Title and description of the reference overview.
 export const metadata: Metadata = {
@@ -15,8 +17,9 @@ export default function ReferenceIndex() {
   const doc = getOpenApiDocument() as { info: { version: string } };
   const endpoints = getReferenceEndpoints();
   const writes = endpoints.flatMap((e) => e.writes.map((w) => ({ ...w, slug: e.slug })));
-  // Preview `details` is on: its reads are listed, marked Preview.
-  const details = endpoints.some((e) => e.preview);
+  // Preview `details` is on: its reads are listed, marked Preview. The change feed's page says itself what it is.
+  const details = previewOn("details", getConfig());
+  const feed = endpoints.find((e) => e.preview && e.pageFields.length > 0);
   return (
     <DocsShell current="/reference">
       <h1>API reference</h1>
@@ -85,6 +88,12 @@ export default function ReferenceIndex() {
           Errors: <code>{"{ statusCode, message, error, code, requestId }"}</code> (see{" "}
           <Link href="/docs/errors">errors</Link> and <Link href="/docs/rate-limits">rate limits</Link>).
         </li>
+        {feed ? (
+          <li>
+            In preview on this server: <Link href={`/reference/${feed.slug}`}>the change feed</Link>, every
+            change of the catalog in order, from a cursor.
+          </li>
+        ) : null}
         {writes.length > 0 ? (
           <li>
             In preview on this server: <code>POST /public/v1/products</code> (scope{" "}

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
+import type { ChangeSignals } from "./change-signals";
 import { CountCache } from "./count-cache";
 import { VersionReads } from "./version-reads";
 import { AnchorCache } from "./page-anchors";
@@ -16,6 +17,8 @@ export interface CatalogContext {
   anchors: AnchorCache;
   /** Version reads per (organization, resource), shared by the requests that ask at the same moment. */
   versions: VersionReads;
+  /** Wakes the change feed's waiting requests (the runtime's; none: a request does not wait). */
+  signals?: ChangeSignals;
 }
 
 // A catalog context on a database (counts on the same handle, no wait bound), with new caches unless given.
@@ -30,5 +33,6 @@ export function catalogContext(
     counts: parts.counts ?? new CountCache(),
     anchors: parts.anchors ?? new AnchorCache(),
     versions: parts.versions ?? new VersionReads(),
+    signals: parts.signals,
   };
 }

@@ -6,13 +6,11 @@ import type { CatalogContext } from "./context";
 import { readFamilyDetails } from "./families";
 import { readMedia } from "./media";
 import { readProductDetails } from "./product-detail";
+import type { Mirrored } from "./schemas";
 import type { Selection } from "./sql";
 
-// The resources a copy of the catalog holds: what the export streams and the change feed follows, each in one public
-// shape (products, families and attributes read whole, as their details show them; categories, media and channels
-// as their lists do).
-export const MIRRORED = ["products", "families", "attributes", "categories", "media", "channels"] as const;
-export type Mirrored = (typeof MIRRORED)[number];
+// The resources a copy of the catalog holds (defined beside their shapes, lib/catalog/schemas.ts).
+export { MIRRORED, type Mirrored } from "./schemas";
 
 // An object in its public shape (every shape has its id).
 export interface Item {

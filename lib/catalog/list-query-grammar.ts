@@ -15,7 +15,9 @@ export type Accepts =
   | { kind: "boolean" }
   | { kind: "valueList"; values: readonly string[] }
   | { kind: "sort"; fields: readonly string[] }
-  | { kind: "instant"; example: string };
+  | { kind: "instant"; example: string }
+  /** A change-feed cursor: decimal digits. */
+  | { kind: "cursor"; maxDigits: number };
 
 // Why a value that has the parameter's form was refused (the `params` of the zod issue the schema raises).
 export type Refusal =
@@ -84,22 +86,44 @@ function intSchema(min: number, max: number, fallback: number) {
     .meta({ type: "integer", minimum: min, maximum: max });
 }
 
+// A whole number from min to max, `fallback` when absent.
+export function integerParam(min: number, max: number, fallback: number, description: string) {
+  return {
+    schema: intSchema(min, max, fallback),
+    description,
+    accepts: { kind: "integer", min, max },
+    example: String(fallback),
+  } satisfies ParamDef;
+}
+
 // page: integer ≥ 1, default 1.
-export const pageParam = {
-  schema: intSchema(1, 10_000_000, 1),
-  description:
-    "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
-  accepts: { kind: "integer", min: 1, max: 10_000_000 },
-  example: "1",
-} satisfies ParamDef;
+export const pageParam = integerParam(
+  1,
+  10_000_000,
+  1,
+  "Page of results, from 1. Past the last page the answer is an empty `data` with the true totals.",
+);
 
 // perPage: integer 1..100, default 20.
-export const perPageParam = {
-  schema: intSchema(1, 100, 20),
-  description: "Maximum number of items per page (1 to 100).",
-  accepts: { kind: "integer", min: 1, max: 100 },
-  example: "20",
-} satisfies ParamDef;
+export const perPageParam = integerParam(1, 100, 20, "Maximum number of items per page (1 to 100).");
+
+// The most digits of a change-feed cursor: 15 stay below 2^53, so that a client may hold one as a JSON number.
+export const CURSOR_MAX_DIGITS = 15;
+
+// A change-feed cursor: decimal digits (at most CURSOR_MAX_DIGITS), parsed to its canonical form ("007" is "7"),
+// `fallback` when absent. A string in the document: cursors are compared as numbers by the server only.
+export function cursorParam(fallback: string, description: string) {
+  return {
+    schema: z
+      .string()
+      .regex(new RegExp(`^[0-9]{1,${CURSOR_MAX_DIGITS}}$`))
+      .transform((v) => BigInt(v).toString())
+      .prefault(fallback),
+    description,
+    accepts: { kind: "cursor", maxDigits: CURSOR_MAX_DIGITS },
+    example: "1234",
+  } satisfies ParamDef;
+}
 
 // q: free-text search, case- and accent-insensitive substring.
 export function qParam(fields: string[]) {

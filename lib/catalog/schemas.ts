@@ -231,6 +231,71 @@ export const channelSchema = z
   })
   .strict();
 
+// --- Preview feature `changes` (DESIGN §5): the organization's change feed. ---
+
+// The resources a copy of the catalog holds: what the export streams and the change feed follows, each in one public
+// shape (products, families and attributes read whole, as their details show them; categories, media and channels
+// as their lists do). Here, beside the shapes, so that this module stays a leaf; lib/catalog/items.ts reads them.
+export const MIRRORED = ["products", "families", "attributes", "categories", "media", "channels"] as const;
+export type Mirrored = (typeof MIRRORED)[number];
+
+// A change-feed cursor: decimal digits, compared as numbers.
+const cursor = z
+  .string()
+  .regex(/^[0-9]{1,15}$/)
+  .meta({
+    description: "A position in the organization's feed: continue with `after=<cursor>`.",
+    example: "1234",
+  });
+
+// One event of the change feed: an object of the organization that changed, as it is when read (an upsert with its
+// public shape), or a delete when it no longer is (deleted, a media made private).
+export const changeEventSchema = z
+  .object({
+    cursor,
+    type: z.enum(MIRRORED).meta({ description: "The object's resource.", example: "products" }),
+    id: z.string().meta({ description: "The object's id.", example: "prd_7Yq2nC4kP0sLx9Ta" }),
+    op: z.enum(["upsert", "delete"]).meta({
+      description: "`upsert`: the object as it is now, in `item`; `delete`: it is gone, `item` is null.",
+      example: "upsert",
+    }),
+    at: timestamp.meta({
+      description: "When the change committed (ISO 8601 in UTC with milliseconds).",
+      example: "2026-06-07T09:30:12.345Z",
+    }),
+    item: z
+      .union([
+        productDetailSchema,
+        familyDetailSchema,
+        attributeDetailSchema,
+        categorySchema,
+        mediaSchema,
+        channelSchema,
+      ])
+      .nullable()
+      .meta({
+        description:
+          "The object now, in its public shape (products, families and attributes read whole, as their `{id}` reads answer; categories, media and channels as their lists show them); null for a delete.",
+      }),
+  })
+  .strict();
+
+// A page of the change feed: its events in cursor order, where to continue from, and whether more are there already.
+export const changesPageSchema = z
+  .object({
+    data: z.array(changeEventSchema),
+    cursor: cursor.meta({
+      description:
+        "Where to continue from (`after=<cursor>`): the last event's, or further when events of types not asked were passed over; the cursor sent when nothing happened.",
+      example: "1234",
+    }),
+    hasMore: z.boolean().meta({
+      description: "True when more events are already there: ask again at once, without `wait`.",
+      example: false,
+    }),
+  })
+  .strict();
+
 export type Product = z.infer<typeof productSchema>;
 export type CreatedProduct = z.infer<typeof createdProductSchema>;
 export type ProductDraft = z.infer<typeof productDraftSchema>;

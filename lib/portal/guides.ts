@@ -6,7 +6,7 @@ import { previewOn, type PreviewFeature } from "@/lib/preview";
 import { attributeValueSchemas, currencies } from "@/lib/catalog/create-product-schema";
 import { writeIssue } from "@/lib/catalog/write-issues";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/api-errors";
+import { CHANGES_ERROR_CODES, ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/api-errors";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
 import { IF_NONE_MATCH_MAX } from "@/lib/public-api/conditional";
 import { WRITE_BODY_LIMIT } from "@/lib/public-api/json-body";
@@ -51,6 +51,8 @@ const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
   PUBLIC_API_INSUFFICIENT_SCOPE: "The key is valid but lacks the endpoint's scope; the message names it.",
   PUBLIC_API_NOT_FOUND: "No such path, including the planned ones (`/products/{id}`, `/channels`).",
   PUBLIC_API_METHOD_NOT_ALLOWED: "A method other than GET, HEAD or OPTIONS (the `Allow` header lists them).",
+  PUBLIC_API_CURSOR_EXPIRED:
+    "Change feed only (preview `changes`): the events after the cursor `after` are no longer kept; export the resources again and follow the feed from the export's cursor.",
   PUBLIC_API_RANGE_NOT_SATISFIABLE: "Media files only: the `Range` header lies outside the file.",
   PUBLIC_API_RATE_LIMIT_EXCEEDED: "Too many requests in the window; wait `retryAfter` seconds.",
   PUBLIC_API_INTERNAL_ERROR:
@@ -98,23 +100,31 @@ function endpointRows(): string {
     .join("\n");
 }
 
-const ERROR_CODES = (Object.keys(ERRORS) as ErrorCode[]).filter(
+const READ_CODES = (Object.keys(ERRORS) as ErrorCode[]).filter(
   (c): c is ReadErrorCode => !(WRITE_ERROR_CODES as readonly string[]).includes(c),
 );
 
+// The codes of the errors guide: V1's, and the change feed's while it is on.
+function errorCodes(): ReadErrorCode[] {
+  const changes = previewOn("changes", getConfig());
+  return READ_CODES.filter((c) => changes || !(CHANGES_ERROR_CODES as readonly string[]).includes(c));
+}
+
 // Rows of the errors table (errors guide): one per error code.
 function errorRows(): string {
-  return ERROR_CODES.map(
-    (c) => `| ${ERRORS[c].status} | \`${c}\` | ${ERRORS[c].error} | ${ERROR_CONDITIONS[c]} |`,
-  ).join("\n");
+  return errorCodes()
+    .map((c) => `| ${ERRORS[c].status} | \`${c}\` | ${ERRORS[c].error} | ${ERROR_CONDITIONS[c]} |`)
+    .join("\n");
 }
 
 // One section per error code with its example body (errors guide).
 function errorExamples(): string {
-  return ERROR_CODES.map(
-    (c) =>
-      `### ${ERRORS[c].status} ${ERRORS[c].error} — \`${c}\`\n\n${ERROR_CONDITIONS[c]}\n\n\`\`\`json\n${errorExample(c)}\n\`\`\``,
-  ).join("\n\n");
+  return errorCodes()
+    .map(
+      (c) =>
+        `### ${ERRORS[c].status} ${ERRORS[c].error} — \`${c}\`\n\n${ERROR_CONDITIONS[c]}\n\n\`\`\`json\n${errorExample(c)}\n\`\`\``,
+    )
+    .join("\n\n");
 }
 
 // The codes the creating-products guide lists: the write preview's own, and the invalid header (its Idempotency-Key).

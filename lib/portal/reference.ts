@@ -110,6 +110,8 @@ export interface RefEndpoint {
   preview: boolean;
   /** Whether the 200 is one item (an item endpoint of preview `details`) rather than a page of items. */
   item: boolean;
+  /** The fields of a page besides its items and its pagination: the change feed's `cursor` and `hasMore`. */
+  pageFields: RefField[];
   /** Path parameters (`{id}`), all required. */
   pathParams: RefParam[];
   /** Query parameters. */
@@ -138,6 +140,8 @@ function resolveRef(doc: Json, ref: string): Json {
 }
 
 function typeOf(schema: Json): string {
+  // A component by reference (an event's item): its name.
+  if (typeof schema.$ref === "string") return schema.$ref.split("/").pop()!;
   if (schema.type === "array") return `array of ${typeOf((schema.items as Json) ?? {})}`;
   if (Array.isArray(schema.type)) return (schema.type as string[]).join(" or ");
   if (schema.anyOf) return (schema.anyOf as Json[]).map(typeOf).join(" or ");
@@ -284,7 +288,10 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
     const okContent = (ok.content as Record<string, Json>)["application/json"]!;
     const okSchema = okContent.schema as Json;
     // A list's answer is a page of items; an item's (preview `details`) is the item itself.
-    const page = (okSchema.properties as Record<string, Json> | undefined)?.data !== undefined;
+    const envelope = (okSchema.properties as Record<string, Json> | undefined) ?? {};
+    const page = envelope.data !== undefined;
+    // A page's own fields besides data and pagination (the change feed's cursor and hasMore).
+    const { data: _data, pagination, ...own } = page ? envelope : {};
     const itemRef = String(
       (page ? ((okSchema.properties as Record<string, Json>).data!.items as Json | undefined) : okSchema)
         ?.$ref ?? "",
@@ -312,7 +319,8 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       headerParams: params.filter((p) => p.in === "header").map(param),
       itemSchemaName: itemRef.split("/").pop() ?? "",
       itemFields: itemRef ? fields(doc, { $ref: itemRef }) : [],
-      paginationFields: page ? fields(doc, (okSchema.properties as Record<string, Json>).pagination!) : [],
+      paginationFields: pagination ? fields(doc, pagination) : [],
+      pageFields: fields(doc, { properties: own, required: okSchema.required }),
       exampleResponse: okContent.example as Json,
       errors,
       successHeaders: Object.keys((ok.headers as Json | undefined) ?? {}),

@@ -69,6 +69,12 @@ export const ERRORS = {
     error: "Unsupported Media Type",
     message: "Type de contenu non pris en charge : envoyez Content-Type: application/json.",
   },
+  PUBLIC_API_CURSOR_EXPIRED: {
+    status: 410,
+    error: "Gone",
+    message:
+      "Les événements qui suivent ce curseur ne sont plus conservés : réexportez la ressource (GET /public/v1/export/{resource}) puis suivez le flux à partir du curseur de l'export.",
+  },
   PUBLIC_API_RANGE_NOT_SATISFIABLE: {
     status: 416,
     error: "Range Not Satisfiable",
@@ -117,8 +123,12 @@ export const WRITE_ERROR_CODES = [
   "PUBLIC_API_UNSUPPORTED_MEDIA_TYPE",
   "PUBLIC_API_UNPROCESSABLE",
 ] as const satisfies readonly ErrorCode[];
+// The codes only the change feed (preview `changes`) answers: the document lists them while it is on.
+export const CHANGES_ERROR_CODES = ["PUBLIC_API_CURSOR_EXPIRED"] as const satisfies readonly ErrorCode[];
 const READ_ERROR_CODES = (Object.keys(ERRORS) as ErrorCode[]).filter(
-  (c) => !(WRITE_ERROR_CODES as readonly string[]).includes(c),
+  (c) =>
+    !(WRITE_ERROR_CODES as readonly string[]).includes(c) &&
+    !(CHANGES_ERROR_CODES as readonly string[]).includes(c),
 );
 
 // One offending field of a write request: where (a JSON path such as "values.price"), a stable code, French text.
@@ -156,9 +166,11 @@ function errorBodyOf(codes: readonly ErrorCode[]) {
     .strict();
 }
 
-// The JSON body of an error response of the V1 reads (the contract's shape plus code and requestId): the OpenAPI
-// document's ApiError schema while the write preview is off.
-export const readErrorBodySchema = errorBodyOf(READ_ERROR_CODES);
+// The JSON body of an error response of the reads (the contract's shape plus code and requestId): the OpenAPI
+// document's ApiError schema; V1's codes, and the change feed's while it is on (`changes`).
+export function readErrorBodySchema(changes: boolean) {
+  return errorBodyOf(changes ? [...READ_ERROR_CODES, ...CHANGES_ERROR_CODES] : READ_ERROR_CODES);
+}
 
 // The JSON body of every error response, the write preview's included: its `details` name each offending field.
 export const errorBodySchema = errorBodyOf(Object.keys(ERRORS) as ErrorCode[])

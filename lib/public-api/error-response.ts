@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import {
   CatalogWriteError,
   CountPendingError,
+  CursorError,
   UnknownReferenceError,
   type WriteRefusal,
 } from "@/lib/catalog/catalog-errors";
 import { ERRORS, PublicApiError, errorBody, isUnavailableError, type ErrorCode } from "./api-errors";
 import { baseHeaders } from "./headers";
+import { invalidParamText } from "./query-messages";
 
 // Seconds a client is asked to wait after a 503 (database or limiter unreachable).
 export const UNAVAILABLE_RETRY_AFTER = 5;
@@ -22,6 +24,7 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers,
   let e: PublicApiError;
   if (err instanceof PublicApiError) e = err;
   else if (err instanceof UnknownReferenceError) e = invalidReference(err);
+  else if (err instanceof CursorError) e = cursorRefused(err);
   else if (err instanceof CatalogWriteError)
     e = new PublicApiError(WRITE_REFUSALS[err.refusal], undefined, { details: err.issues });
   else if (isUnavailableError(err) || err instanceof CountPendingError) {
@@ -70,5 +73,20 @@ function invalidReference(err: UnknownReferenceError): PublicApiError {
   return new PublicApiError(
     "PUBLIC_API_INVALID_QUERY",
     `Paramètre « ${err.field} » invalide : canal inconnu pour cette organisation (reçu « ${err.value.slice(0, 60)} »).`,
+  );
+}
+
+// The change feed's refusal of a cursor: 410 when the events after it were pruned (the client exports again and
+// follows from the export's cursor), a 400 naming `after` when it is past the organization's last event (a cursor of
+// another organization, or made up).
+export function cursorRefused(err: CursorError): PublicApiError {
+  if (err.reason === "expired") return new PublicApiError("PUBLIC_API_CURSOR_EXPIRED");
+  return new PublicApiError(
+    "PUBLIC_API_INVALID_QUERY",
+    invalidParamText(
+      "after",
+      `curseur inconnu pour cette organisation, au-delà du dernier événement de son flux (${err.bound})`,
+      err.cursor,
+    ),
   );
 }

@@ -14,8 +14,9 @@ const UPDATED_AT = "2026-06-07T09:30:12.345Z";
 const MEDIA_URL = "https://api.example.com/media/acme/chaise-oslo-packshot-1.png";
 const THUMB_URL = "https://api.example.com/media/acme/thumbs/chaise-oslo-packshot-1.png";
 
-// An example answer of each item endpoint, and the name of its schema in the document's components.
-const ITEMS: Record<keyof typeof ITEM_ENDPOINTS, { schema: string; example: Json }> = {
+// An example answer of each item endpoint, and the name of its schema in the document's components (the change
+// feed's example shows one too).
+export const ITEMS: Record<keyof typeof ITEM_ENDPOINTS, { schema: string; example: Json }> = {
   product: {
     schema: "ProductDetail",
     example: {

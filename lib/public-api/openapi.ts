@@ -17,6 +17,7 @@ import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import type { PreviewFeature } from "@/lib/preview";
 import { ENDPOINTS } from "./endpoints";
 import { errorBodySchema, readErrorBodySchema } from "./api-errors";
+import { changeEventComponent, changesPaths } from "./openapi-changes";
 import { createProductOperation } from "./openapi-create-product";
 import { detailPaths } from "./openapi-details";
 import { headerComponents } from "./openapi-headers";
@@ -39,6 +40,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
   if (writes) (paths[ENDPOINTS.products.path] as Json).post = createProductOperation();
   const details = options.preview?.includes("details") === true;
   if (details) Object.assign(paths, detailPaths());
+  const changes = options.preview?.includes("changes") === true;
+  if (changes) Object.assign(paths, changesPaths());
   const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
@@ -73,6 +76,14 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
       ...(details
         ? [{ name: "Channels", description: "Channels: how scopable values differ (preview)." }]
         : []),
+      ...(changes
+        ? [
+            {
+              name: "Changes",
+              description: "The change feed: every change of the catalog, in order (preview).",
+            },
+          ]
+        : []),
     ],
     paths,
     components: {
@@ -95,8 +106,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         Pagination: jsonSchema(paginationSchema, "output"),
         // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
         // and one named Error shadows JavaScript's global Error class in the code that imports it.
-        ApiError: jsonSchema(readErrorBodySchema, "output"),
-        ...(details
+        ApiError: jsonSchema(readErrorBodySchema(changes), "output"),
+        // The resources read whole: the details' answers, and the items of the feed's events.
+        ...(details || changes
           ? {
               ProductDetail: jsonSchema(productDetailSchema, "output"),
               FamilyDetail: jsonSchema(familyDetailSchema, "output"),
@@ -104,6 +116,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
               Channel: jsonSchema(channelSchema, "output"),
             }
           : {}),
+        ...(changes ? { ChangeEvent: changeEventComponent() } : {}),
         ...(writes
           ? {
               ...componentSchemas(createProductSchemaRegistry),

@@ -22,6 +22,8 @@ export function acceptsText(accepts: Accepts): string {
       return `format champ.asc ou champ.desc attendu (champs triables : ${accepts.fields.join(", ")})`;
     case "instant":
       return `date et heure ISO 8601 avec fuseau horaire attendue (ex. ${accepts.example})`;
+    case "cursor":
+      return `curseur de 1 à ${accepts.maxDigits} chiffres décimaux attendu (le champ « cursor » d'une réponse précédente)`;
   }
 }
 

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { getConfig } from "@/lib/config";
 import { getRuntime } from "@/lib/runtime";
+import { CHANGES_ENDPOINT } from "./changes-endpoint";
 import { createProductRoute } from "./create-product-route";
 import { CHANNELS_ENDPOINT, ITEM_ENDPOINTS, type ItemEndpoint } from "./detail-endpoints";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
@@ -53,6 +54,16 @@ function item<Q>(e: ItemEndpoint<Q>): Operation {
   };
 }
 
+// GET /public/v1/changes (preview `changes`): the pipeline with any read scope (each type's events are those the
+// key's scopes allow) and its query; never conditional (an answer may wait for the next event).
+const changes: Operation = {
+  handle: withPublicApi(CHANGES_ENDPOINT.handler, {
+    scope: CHANGES_ENDPOINT.scope,
+    query: CHANGES_ENDPOINT.query,
+  }),
+  preview: "changes",
+};
+
 // GET /public/v1/openapi.json: the OpenAPI 3.1 document, public (no key), for the portal and code generators; with
 // the write preview on, it includes POST /public/v1/products, marked preview. Built once per (preview, base URL)
 // and kept in the runtime (DESIGN §1: one object holds the process's state).
@@ -84,6 +95,7 @@ const RESOURCES = {
   family: { path: ITEM_ENDPOINTS.family.path, operations: { GET: item(ITEM_ENDPOINTS.family) } },
   attribute: { path: ITEM_ENDPOINTS.attribute.path, operations: { GET: item(ITEM_ENDPOINTS.attribute) } },
   channels: { path: CHANNELS_ENDPOINT.path, operations: { GET: list(CHANNELS_ENDPOINT, "details") } },
+  changes: { path: CHANGES_ENDPOINT.path, operations: { GET: changes } },
   "openapi.json": { path: "/public/v1/openapi.json", operations: { GET: { handle: openApiDocument } } },
 } satisfies Record<string, Resource>;
 

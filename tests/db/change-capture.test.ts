@@ -249,6 +249,40 @@ describe.each(["pglite", "pg"] as const)("the change log on %s", (driver: Driver
       ]);
     });
 
+  it("reads any page: from any cursor, inside a commit or across commits, exactly the events after it", async () => {
+    const C = "org_cc_c";
+    await db.query("insert into organizations (id, slug, name) values ($1, $1, $1)", [C]);
+    const channels = (from: number, to: number) =>
+      db.query(
+        `insert into channels (id, org_id, code, label)
+         select $1 || '_ch' || i, $1, 'ch' || i, 'Ch ' || i from generate_series($2::int, $3::int) i`,
+        [C, from, to],
+      );
+    // Cursors 1-7 in one commit, 8 in the next, 9-11 in a third: eleven channels, one event each.
+    await channels(1, 7);
+    await channels(8, 8);
+    await channels(9, 11);
+    const ctx = catalogContext(db);
+    const org = { id: C, slug: C };
+    for (let after = 0; after <= 11; after++) {
+      for (const limit of [1, 2, 3, 5, 100]) {
+        const page = await readChanges(
+          ctx,
+          org,
+          { after: String(after), types: MIRRORED, limit },
+          "http://x",
+        );
+        const expected = Array.from({ length: Math.min(limit, 11 - after) }, (_, i) => after + i + 1);
+        expect(
+          page.data.map((e) => [e.cursor, e.id]),
+          `after ${after}, limit ${limit}`,
+        ).toEqual(expected.map((n) => [String(n), `${C}_ch${n}`]));
+        expect(page.cursor).toBe(String(expected[expected.length - 1] ?? after));
+        expect(page.hasMore).toBe(after + limit < 11);
+      }
+    }
+  });
+
   it("serves each object as it is now: an upsert with its shape, a delete once it is gone", async () => {
     const ctx = catalogContext(db);
     const org = { id: A, slug: A };

@@ -1,7 +1,7 @@
 // The reference pages rendered to HTML (index and each endpoint's page, with the docs nav): with every preview
 // feature off they are byte for byte the V1 pages recorded in reference-pages.v1.html (recorded before preview
 // `details` reached the reference); with `details` on, its four reads appear, marked Preview, with their path
-// parameter; an item page has no pagination section.
+// parameter; an item page has no pagination section; with `changes` on, the feed's page and its answer's fields.
 import path from "node:path";
 import type { ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -45,6 +45,16 @@ async function pages(): Promise<Record<string, string>> {
   return out;
 }
 
+// The V1 pages, in the order of the document (a preview feature's come after them).
+const V1_PAGES = [
+  "/reference",
+  "/reference/products",
+  "/reference/families",
+  "/reference/attributes",
+  "/reference/categories",
+  "/reference/media",
+];
+
 const V1_FILE = path.join(import.meta.dirname, "__fixtures__", "reference-pages.v1.html");
 
 // The pages in one text: each after a line naming it.
@@ -66,12 +76,7 @@ describe("the reference pages", () => {
     configure("details");
     const p = await pages();
     expect(Object.keys(p)).toEqual([
-      "/reference",
-      "/reference/products",
-      "/reference/families",
-      "/reference/attributes",
-      "/reference/categories",
-      "/reference/media",
+      ...V1_PAGES,
       "/reference/products-id",
       "/reference/families-id",
       "/reference/attributes-id",
@@ -111,6 +116,36 @@ describe("the reference pages", () => {
     // The channels list is a list: a page, no path parameter.
     expect(p["/reference/channels"]).toContain("<h3>Pagination</h3>");
     expect(p["/reference/channels"]).not.toContain("Path parameters");
+  });
+
+  it("changes on: the feed's page, marked Preview, its answer's cursor and hasMore, no pagination", async () => {
+    configure("changes");
+    const p = await pages();
+    expect(Object.keys(p)).toEqual([...V1_PAGES, "/reference/changes"]);
+    const index = p["/reference"]!;
+    expect(index.match(/<tr data-testid="endpoint-changes">.*?<\/tr>/)![0]).toContain(
+      '<span class="tag changed">Preview</span>',
+    );
+    expect(index).toContain('<a href="/reference/changes">the change feed</a>');
+    // details is off: nothing points at its guide.
+    expect(index).not.toContain("reading-whole-products");
+    const page = p["/reference/changes"]!;
+    expect(page).toMatch(/<p class="endpoint-line">.*<span class="tag changed">Preview<\/span><\/p>/);
+    expect(page).toContain("<code>{ data: ChangeEvent[], cursor: string, hasMore: boolean }</code>");
+    expect(page).not.toContain("<h3>Pagination</h3>");
+    expect(page).not.toContain("Path parameters");
+    for (const name of ["after", "types", "limit", "wait"]) expect(page).toContain(`param-name">${name}<`);
+    // An event's item: one of the resources whole, or null.
+    expect(page).toContain(
+      "ProductDetail or FamilyDetail or AttributeDetail or Category or Media or Channel or null",
+    );
+    // Its samples ask for a few events (limit, not a list's perPage); its errors include the 410.
+    expect(page).toContain("https://catalog.example.test/public/v1/changes?limit=5");
+    expect(page).not.toContain("perPage=5");
+    expect(page).toContain("PUBLIC_API_CURSOR_EXPIRED");
+    // Every feature on (writes, details, changes, export): every page renders, the feed's among them.
+    configure("all");
+    expect(Object.keys(await pages())).toContain("/reference/changes");
   });
 
   it("details on: the V1 pages other than the index and the nav are unchanged", async () => {

@@ -215,3 +215,12 @@ export function expectUnavailable(res: ApiResponse): void {
   });
   expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 }
+
+// An error answer in the contract's shape: its status and code, JSON, a request id and a message.
+export function expectError(res: ApiResponse, status: number, code: string): void {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(res.body).toMatchObject({ statusCode: status, code });
+  expect((res.body as { requestId: string }).requestId).toMatch(/^[0-9a-f-]{36}$/);
+  expect(typeof (res.body as { message: string }).message).toBe("string");
+}

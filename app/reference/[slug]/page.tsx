@@ -37,8 +37,9 @@ export default async function EndpointPage({ params }: Props) {
   if (!e) notFound();
   const { baseUrl } = getConfig();
   const demoKey = getDemoKey(await headers());
-  // A list's samples ask for a short sorted page; an item's for the example's id.
-  const sampleQuery: [string, string][] = e.item ? [] : [["perPage", "5"]];
+  // A list's samples ask for a short sorted page (the change feed's, for a few events); an item's for the example's id.
+  const size = e.params.find((p) => p.name === "perPage" || p.name === "limit");
+  const sampleQuery: [string, string][] = size ? [[size.name, "5"]] : [];
   const sort = e.params.find((p) => p.name === "sort");
   if (sort?.example) sampleQuery.push(["sort", sort.example]);
   const samplePath = expandPath(e.path, { id: String(e.exampleResponse.id ?? "") });
@@ -141,6 +142,23 @@ export default async function EndpointPage({ params }: Props) {
             </p>
             <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
             <h3>{e.itemSchemaName}</h3>
+            <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
+          </>
+        ) : e.pageFields.length ? (
+          <>
+            <p>
+              <code>
+                {"{ data: "}
+                {e.itemSchemaName}
+                {"[], "}
+                {e.pageFields.map((f) => `${f.name}: ${f.type}`).join(", ")}
+                {" }"}
+              </code>
+              , with these headers:
+            </p>
+            <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
+            <FieldsTable fields={e.pageFields} label="Response 200 fields" />
+            <h3>{e.itemSchemaName} (each item of data)</h3>
             <FieldsTable fields={e.itemFields} label={`${e.itemSchemaName} fields`} />
           </>
         ) : (
