@@ -211,7 +211,7 @@ const PLACEHOLDERS: Record<string, () => string> = {
   valueTypeRows,
   writeBodyLimitKb: () => String(WRITE_BODY_LIMIT / 1024),
   idempotencyHours: () => String(IDEMPOTENCY_TTL_HOURS),
-  changesRetentionDays: () => "30",
+  changesRetentionDays: () => String(getConfig().CHANGES_RETENTION_DAYS),
   // What POST /public/v1/products does on this server: 405 in V1, the preview when the switch is on.
   writeStatusShort: () => (previewOn("writes", getConfig()) ? "in preview on this server" : "today 405"),
   writeStatusNote: () =>
