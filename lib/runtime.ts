@@ -125,7 +125,10 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     changelogEndpoints: {},
     close: async () => {
       await limiters.close();
-      if (!database && opening) await (await opening.catch(() => undefined))?.close();
+      if (database) return;
+      // A database it opened is closed; one it was given stays its own (and the caller's): a test that swaps this
+      // runtime back in after close() keeps reading the database it built it on, never the configured one.
+      if (opening) await (await opening.catch(() => undefined))?.close();
       opening = undefined;
     },
   };
