@@ -1,10 +1,10 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
 // addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
-// shared version reads, the page cache of list answers, the OpenAPI document, the portal's reference and search index,
-// the paths the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js
-// bundles each route apart, so a module-level variable would be one per bundle); tests and servers build their own
-// and swap it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
-// (lib/config.ts says why that one stays there).
+// shared version reads, the page cache of list answers, the exports streaming per key, the OpenAPI document, the
+// portal's reference and search index, the paths the changelog editor accepts, and what the portal last saw of the
+// database. One global holds it (Next.js bundles each route apart, so a module-level variable would be one per
+// bundle); tests and servers build their own and swap it whole with setRuntime. The configuration itself is also
+// parsed once per module copy by getConfig (lib/config.ts says why that one stays there).
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import type { CatalogContext } from "@/lib/catalog/context";
@@ -52,6 +52,9 @@ export interface Runtime {
   /** Whole list answers under their ETag, served while the version of the list's resource is unchanged. */
   readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
+  /** Exports streaming now, by API key id (preview `export`: at most EXPORTS_PER_KEY each; a key with none has no
+   * entry). */
+  readonly exports: Map<string, number>;
   /** The OpenAPI document's JSON, built once per (write preview, base URL): a handful of entries at most. */
   readonly openApiDocuments: Map<string, string>;
   /**
@@ -119,6 +122,7 @@ export function createRuntime(config: Config, database?: Database): Runtime {
     anchors,
     pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     databaseHealth: { at: 0 },
+    exports: new Map(),
     openApiDocuments: new Map(),
     reference: {},
     searchDocs: {},
