@@ -1,4 +1,5 @@
 import "server-only";
+import { z } from "zod";
 import type { Database, Executor } from "@/db/client";
 import { feedState } from "./changes";
 import type { CatalogContext } from "./context";
@@ -18,6 +19,27 @@ export const exportQuery = defineQuery({
   ),
 });
 export type ExportQuery = QueryOf<typeof exportQuery>;
+
+// The last line of an export: the mark that it is whole, the feed cursor of its snapshot, how many items it had.
+export const exportEndSchema = z
+  .object({
+    end: z
+      .literal(true)
+      .meta({ description: "Always true: the export is whole (a stream without it was cut)." }),
+    cursor: z.string().regex(/^\d+$/).meta({
+      description:
+        "The change feed's position of the export's snapshot: the feed from this cursor carries every change made since.",
+      example: "5271",
+    }),
+    count: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Items in this answer (after `after`).", example: 3000 }),
+  })
+  .strict()
+  .meta({ description: "The last line of an export." });
+export type ExportEnd = z.infer<typeof exportEndSchema>;
 
 // Items read per statement: a batch of 1,000 products read whole is a few megabytes of JSON and one statement well
 // under the statement bound, and the memory of an export stays that of one batch whatever the resource's size.

@@ -1,7 +1,13 @@
 // The endpoint of the preview feature `export` (DESIGN §5): GET /public/v1/export/{resource}, a whole resource of the
 // key's organization as NDJSON from one snapshot, its last line the change-feed cursor of that snapshot. The router
 // serves it only while the feature is on; the OpenAPI document and the reference read this table.
-import { exportQuery, openExport, type ExportQuery, type ExportSnapshot } from "@/lib/catalog/export";
+import {
+  exportQuery,
+  openExport,
+  type ExportEnd,
+  type ExportQuery,
+  type ExportSnapshot,
+} from "@/lib/catalog/export";
 import { MIRRORED, type Mirrored } from "@/lib/catalog/items";
 import type { ReadScope } from "@/lib/keys/scopes";
 import { getRuntime, type Runtime } from "@/lib/runtime";
@@ -54,17 +60,19 @@ async function exportAnswer(ctx: ApiContext<ExportQuery>, rt: Runtime): Promise<
   return new ApiAnswer(200, body, { "Content-Type": NDJSON });
 }
 
-// Takes one of a key's export slots, or throws the 429 of a key already streaming EXPORTS_PER_KEY; returns the
-// function that gives it back (once).
+// The 429 of a key that already streams EXPORTS_PER_KEY exports.
+export function tooManyExports(): PublicApiError {
+  return new PublicApiError(
+    "PUBLIC_API_RATE_LIMIT_EXCEEDED",
+    `Trop d'exports en cours pour cette clé API : ${EXPORTS_PER_KEY} au plus à la fois. Réessayez quand l'un d'eux est terminé.`,
+    { retryAfter: EXPORT_RETRY_AFTER, headers: { "Retry-After": String(EXPORT_RETRY_AFTER) } },
+  );
+}
+
+// Takes one of a key's export slots, or throws tooManyExports; returns the function that gives it back (once).
 function takeSlot(running: Map<string, number>, keyId: string): () => void {
   const n = running.get(keyId) ?? 0;
-  if (n >= EXPORTS_PER_KEY) {
-    throw new PublicApiError(
-      "PUBLIC_API_RATE_LIMIT_EXCEEDED",
-      `Trop d'exports en cours pour cette clé API : ${EXPORTS_PER_KEY} au plus à la fois. Réessayez quand l'un d'eux est terminé.`,
-      { retryAfter: EXPORT_RETRY_AFTER, headers: { "Retry-After": String(EXPORT_RETRY_AFTER) } },
-    );
-  }
+  if (n >= EXPORTS_PER_KEY) throw tooManyExports();
   running.set(keyId, n + 1);
   let given = false;
   return () => {
@@ -121,7 +129,7 @@ export function ndjsonStream(
           // The snapshot ends before the client gets the end line: by then its slot and connection are free.
           if (items.length === 0) {
             await end();
-            const last = { end: true, cursor: snapshot.cursor, count };
+            const last: ExportEnd = { end: true, cursor: snapshot.cursor, count };
             controller.enqueue(encoder.encode(`${JSON.stringify(last)}\n`));
             controller.close();
             return;

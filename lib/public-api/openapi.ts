@@ -1,4 +1,5 @@
 import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
+import { exportEndSchema } from "@/lib/catalog/export";
 import {
   attributeDetailSchema,
   attributeSchema,
@@ -19,6 +20,7 @@ import { ENDPOINTS } from "./endpoints";
 import { errorBodySchema, readErrorBodySchema } from "./api-errors";
 import { createProductOperation } from "./openapi-create-product";
 import { detailPaths } from "./openapi-details";
+import { exportPaths } from "./openapi-export";
 import { headerComponents } from "./openapi-headers";
 import { componentSchemas, jsonSchema, type Json } from "./openapi-json-schema";
 import { listOperation } from "./openapi-list-operation";
@@ -39,6 +41,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
   if (writes) (paths[ENDPOINTS.products.path] as Json).post = createProductOperation();
   const details = options.preview?.includes("details") === true;
   if (details) Object.assign(paths, detailPaths());
+  const exporting = options.preview?.includes("export") === true;
+  if (exporting) Object.assign(paths, exportPaths());
   const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
@@ -73,6 +77,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
       ...(details
         ? [{ name: "Channels", description: "Channels: how scopable values differ (preview)." }]
         : []),
+      ...(exporting
+        ? [{ name: "Export", description: "Whole resources as NDJSON from one snapshot (preview)." }]
+        : []),
     ],
     paths,
     components: {
@@ -96,7 +103,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
         // and one named Error shadows JavaScript's global Error class in the code that imports it.
         ApiError: jsonSchema(readErrorBodySchema, "output"),
-        ...(details
+        // The details' shapes are also an export's lines.
+        ...(details || exporting
           ? {
               ProductDetail: jsonSchema(productDetailSchema, "output"),
               FamilyDetail: jsonSchema(familyDetailSchema, "output"),
@@ -104,6 +112,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
               Channel: jsonSchema(channelSchema, "output"),
             }
           : {}),
+        ...(exporting ? { ExportEnd: jsonSchema(exportEndSchema, "output") } : {}),
         ...(writes
           ? {
               ...componentSchemas(createProductSchemaRegistry),
