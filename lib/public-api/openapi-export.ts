@@ -120,18 +120,26 @@ function exportOperation(): Json {
       "404": errorResponseDoc("The path names no resource that can be exported.", {
         notFound: errorExample("PUBLIC_API_NOT_FOUND"),
       }),
-      ...withTooManyExports(readErrorResponses("products:read", Object.keys(e.query.params), {})),
+      ...exportErrors(readErrorResponses("products:read", Object.keys(e.query.params), {})),
     }),
   };
 }
 
-// The read errors with the export's own: its 403 names the resource's scope, its 429 is also a key's exports.
-function withTooManyExports(responses: Json): Json {
+// The read errors with the export's own: no If-None-Match (an export is never conditional), its 403 names the
+// resource's scope, its 429 is also a key's exports.
+function exportErrors(responses: Json): Json {
   const r = responses as Record<string, Json>;
+  const invalid = (r["400"]!.content as Record<string, Json>)["application/json"]!;
+  const { ifNoneMatchTooLong: _conditional, ...queryExamples } = invalid.examples as Json;
   const tooMany = r["429"]!;
   const content = (tooMany.content as Record<string, Json>)["application/json"]!;
   return {
     ...r,
+    "400": {
+      ...r["400"],
+      description: "A query parameter is unknown or invalid; the message names it.",
+      content: { "application/json": { ...invalid, examples: queryExamples } },
+    },
     "403": {
       ...r["403"],
       description:

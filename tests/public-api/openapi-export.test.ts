@@ -76,6 +76,10 @@ describe("the OpenAPI document of the preview feature `export`", () => {
       code: "PUBLIC_API_RATE_LIMIT_EXCEEDED",
       retryAfter: expect.any(Number),
     });
+    // An export is never conditional: no If-None-Match among its 400s.
+    expect(Object.keys(op.responses["400"].content["application/json"].examples)).toEqual([
+      "unknownParameter",
+    ]);
     expect(Object.keys(op.responses)).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"]);
   });
 
