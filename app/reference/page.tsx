@@ -15,8 +15,9 @@ export default function ReferenceIndex() {
   const doc = getOpenApiDocument() as { info: { version: string } };
   const endpoints = getReferenceEndpoints();
   const writes = endpoints.flatMap((e) => e.writes.map((w) => ({ ...w, slug: e.slug })));
-  // Preview `details` is on: its reads are listed, marked Preview.
-  const details = endpoints.some((e) => e.preview);
+  // Preview `details` is on: its reads are listed, marked Preview; so is preview `export`'s stream.
+  const details = endpoints.some((e) => e.preview && !e.stream);
+  const exported = endpoints.find((e) => e.stream);
   return (
     <DocsShell current="/reference">
       <h1>API reference</h1>
@@ -105,6 +106,15 @@ export default function ReferenceIndex() {
             <Link href="/docs/versioning">roadmap</Link>).
           </li>
         )}
+        {exported ? (
+          <li>
+            In preview on this server:{" "}
+            <Link href={`/reference/${exported.slug}`}>
+              <code>GET {exported.path}</code>
+            </Link>
+            , a whole resource as NDJSON from one snapshot, its last line the change feed&apos;s cursor.
+          </li>
+        ) : null}
       </ul>
     </DocsShell>
   );

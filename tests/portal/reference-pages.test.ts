@@ -125,6 +125,54 @@ describe("the reference pages", () => {
   });
 });
 
+describe("the reference pages with preview `export` on", () => {
+  it("lists the export, marked Preview, its page an NDJSON answer: the resource, the end line, samples that stream", async () => {
+    configure("export");
+    const p = await pages();
+    expect(Object.keys(p)).toEqual([
+      "/reference",
+      "/reference/products",
+      "/reference/families",
+      "/reference/attributes",
+      "/reference/categories",
+      "/reference/media",
+      "/reference/export-resource",
+    ]);
+    const index = p["/reference"]!;
+    const row = index.match(/<tr data-testid="endpoint-export-resource">.*?<\/tr>/)![0];
+    expect(row).toContain('<span class="tag changed">Preview</span>');
+    expect(index).toContain('In preview on this server: <a href="/reference/export-resource">');
+    // Without details, nothing points to its guide.
+    expect(index).not.toContain("reading-whole-products");
+    const page = p["/reference/export-resource"]!;
+    expect(page).toMatch(/<p class="endpoint-line">.*<span class="tag changed">Preview<\/span><\/p>/);
+    expect(page).toMatch(/<td class="param-name">resource<\/td>/);
+    expect(page).toMatch(/<input id="[^"]*-path-resource" type="text" required=""[^>]*name="resource"/);
+    expect(page).toContain("<code>application/x-ndjson</code>");
+    expect(page).toContain("<h3>ExportEnd (the last line)</h3>");
+    expect(page).toContain('aria-label="ExportEnd fields"');
+    expect(page).not.toContain("<h3>Pagination</h3>");
+    expect(page).toContain("Example lines");
+    expect(page).toContain(
+      "{&quot;end&quot;:true,&quot;cursor&quot;:&quot;5271&quot;,&quot;count&quot;:3000}",
+    );
+    // Samples of the example resource, read as a stream (the first tab is rendered; they run in
+    // reference-export-samples.test.ts).
+    expect(page).toContain(
+      "curl -sS --compressed &#x27;https://catalog.example.test/public/v1/export/products&#x27;",
+    );
+    expect(page).not.toContain("perPage=5");
+    // No If-None-Match: an export is never conditional.
+    expect(page).not.toContain("If-None-Match");
+    // V1's pages are unchanged but the nav.
+    configure("none");
+    const off = await pages();
+    const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
+    for (const slug of ["products", "families", "attributes", "categories", "media"])
+      expect(article(p[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
+  });
+});
+
 describe("the try-it's path", () => {
   it("puts each path parameter percent-encoded as one segment; an empty one stays {name}", async () => {
     const { expandPath } = await import("@/lib/portal/code-samples");
