@@ -41,8 +41,9 @@ export const exportEndSchema = z
   .meta({ description: "The last line of an export." });
 export type ExportEnd = z.infer<typeof exportEndSchema>;
 
-// Items read per statement: a batch of 1,000 products read whole is a few megabytes of JSON and one statement well
-// under the statement bound, and the memory of an export stays that of one batch whatever the resource's size.
+// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON (the demo's), one statement
+// under the statement bound (DB_STATEMENT_TIMEOUT_MS, 1 s): 60 ms on the test server warm, 600 ms on rows just bulk
+// loaded (their first read sets hint bits). The memory of an export stays that of one batch whatever its size.
 export const EXPORT_BATCH = 1_000;
 
 // An export under way: its snapshot's feed head, its next batch, its end.

@@ -133,12 +133,11 @@ export interface RefEndpoint {
   stream?: RefStream;
 }
 
-// The 200 of an NDJSON stream: what its lines are, the schemas a line may have, the last line's schema and fields,
-// and example lines.
+// The 200 of an NDJSON stream: what its lines are (its description names their schemas), the last line's schema
+// and fields, and example lines.
 export interface RefStream {
   mediaType: string;
   description: string;
-  lineSchemas: string[];
   endSchemaName: string;
   endFields: RefField[];
   exampleLines: Json[];
@@ -348,7 +347,7 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
 }
 
 // The 200 of a stream of JSON lines, read out of the document: its schema names the shapes a line may have (anyOf),
-// the last of them the end line's; its examples are example lines.
+// the last of them the end line's, whose fields the page shows; its examples are example lines.
 function streamOf(doc: Json, mediaType: string, ok: Json, content: Json): RefStream {
   const names = (((content.schema as Json).anyOf as Json[] | undefined) ?? []).map((s) =>
     String(s.$ref ?? "")
@@ -359,7 +358,6 @@ function streamOf(doc: Json, mediaType: string, ok: Json, content: Json): RefStr
   return {
     mediaType,
     description: String(ok.description ?? ""),
-    lineSchemas: names.slice(0, -1),
     endSchemaName,
     endFields: endSchemaName ? fields(doc, { $ref: `#/components/schemas/${endSchemaName}` }) : [],
     exampleLines: Object.values((content.examples as Record<string, Json> | undefined) ?? {}).map(
