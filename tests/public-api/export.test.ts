@@ -349,7 +349,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
     expect(first.status).toBe(200);
     // On PGlite the second waits for the first's snapshot to end (one connection); it holds its slot meanwhile.
     const second = send("/public/v1/export/families", { key });
-    await expect.poll(() => [...fx.runtime.exports.values()]).toEqual([2]);
+    await expect.poll(() => [...fx.runtime.exports.values()], { timeout: 10_000 }).toEqual([2]);
     const third = await call("/public/v1/export/categories", { key });
     expectError(third, 429, "PUBLIC_API_RATE_LIMIT_EXCEEDED");
     expect(third.body.retryAfter).toBeGreaterThanOrEqual(1);
@@ -394,7 +394,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
       });
       const reader = stream.getReader();
       expect((await reader.read()).done).toBe(false);
-      await expect.poll(() => ended, { timeout: 3_000 }).toBe(true);
+      await expect.poll(() => ended, { timeout: 10_000 }).toBe(true);
       await databaseFree(fx);
       expect(await openTransactions(fx)).toBe(0);
       await expect(reader.read()).rejects.toThrow("export idle");
