@@ -53,6 +53,13 @@ const dump = (p: Record<string, string>) =>
     .map(([url, html]) => `<!-- ${url} -->\n${html}\n`)
     .join("");
 
+// The V1 lists' page slugs, and the pages every configuration has: the index, then theirs.
+const V1_SLUGS = ["products", "families", "attributes", "categories", "media"];
+const V1_PAGES = ["/reference", ...V1_SLUGS.map((s) => `/reference/${s}`)];
+
+// The article of a page (without the nav, which lists every page of its configuration).
+const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
+
 describe("the reference pages", () => {
   it("off: the V1 pages, byte for byte", async () => {
     configure("none");
@@ -66,12 +73,7 @@ describe("the reference pages", () => {
     configure("details");
     const p = await pages();
     expect(Object.keys(p)).toEqual([
-      "/reference",
-      "/reference/products",
-      "/reference/families",
-      "/reference/attributes",
-      "/reference/categories",
-      "/reference/media",
+      ...V1_PAGES,
       "/reference/products-id",
       "/reference/families-id",
       "/reference/attributes-id",
@@ -90,7 +92,7 @@ describe("the reference pages", () => {
         ),
       );
     }
-    for (const slug of ["products", "families", "attributes", "categories", "media"]) {
+    for (const slug of V1_SLUGS) {
       const row = index.match(new RegExp(`<tr data-testid="endpoint-${slug}">.*?</tr>`))![0];
       expect(row).not.toContain("Preview");
     }
@@ -119,8 +121,7 @@ describe("the reference pages", () => {
     configure("details");
     const on = await pages();
     // The nav lists more pages; the article of each V1 page is the same.
-    const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
-    for (const slug of ["products", "families", "attributes", "categories", "media"])
+    for (const slug of V1_SLUGS)
       expect(article(on[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
   });
 });
@@ -129,15 +130,7 @@ describe("the reference pages with preview `export` on", () => {
   it("lists the export, marked Preview, its page an NDJSON answer: the resource, the end line, samples that stream", async () => {
     configure("export");
     const p = await pages();
-    expect(Object.keys(p)).toEqual([
-      "/reference",
-      "/reference/products",
-      "/reference/families",
-      "/reference/attributes",
-      "/reference/categories",
-      "/reference/media",
-      "/reference/export-resource",
-    ]);
+    expect(Object.keys(p)).toEqual([...V1_PAGES, "/reference/export-resource"]);
     const index = p["/reference"]!;
     const row = index.match(/<tr data-testid="endpoint-export-resource">.*?<\/tr>/)![0];
     expect(row).toContain('<span class="tag changed">Preview</span>');
@@ -167,8 +160,7 @@ describe("the reference pages with preview `export` on", () => {
     // V1's pages are unchanged but the nav.
     configure("none");
     const off = await pages();
-    const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
-    for (const slug of ["products", "families", "attributes", "categories", "media"])
+    for (const slug of V1_SLUGS)
       expect(article(p[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
   });
 });

@@ -9,24 +9,9 @@ import {
   productDetailSchema,
 } from "@/lib/catalog/schemas";
 import { generateApiKey } from "@/lib/keys/format";
-import { call, setupApi, swapRuntime, type ApiFixture } from "../support/api";
+import { call, expectError, setupApi, swapRuntime, type ApiFixture } from "../support/api";
 import { createRuntime } from "@/lib/runtime";
 import { loadConfig } from "@/lib/config";
-
-const REQUEST_ID = /^[0-9a-f-]{36}$/;
-
-// An error answer in the contract's shape.
-function expectError(
-  res: { status: number; body: any; headers: Headers }, // eslint-disable-line @typescript-eslint/no-explicit-any
-  status: number,
-  code: string,
-) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ statusCode: status, code });
-  expect(res.body.requestId).toMatch(REQUEST_ID);
-  expect(typeof res.body.message).toBe("string");
-}
 
 describe.each(["pglite", "pg"] as const)("preview `details` on %s", (driver) => {
   let fx: ApiFixture;
@@ -137,11 +122,10 @@ describe.each(["pglite", "pg"] as const)("preview `details` on %s", (driver) => 
       [p.org_id, productId],
     );
     body = await afterChange(product, () =>
-      fx.db.query("insert into media_links (org_id, media_id, product_id, position) values ($1, $2, $3, 99)", [
-        p.org_id,
-        media.id,
-        productId,
-      ]),
+      fx.db.query(
+        "insert into media_links (org_id, media_id, product_id, position) values ($1, $2, $3, 99)",
+        [p.org_id, media.id, productId],
+      ),
     );
     expect(body.media.map((m: { id: string }) => m.id)).toContain(media.id);
 

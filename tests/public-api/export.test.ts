@@ -18,7 +18,7 @@ import { EXPORTS_PER_KEY, ndjsonStream } from "@/lib/public-api/export-endpoint"
 import { publicApi } from "@/lib/public-api/router";
 import { createRuntime } from "@/lib/runtime";
 import { createApiHost } from "@/lib/server/api-host";
-import { call, setupApi, swapRuntime, type ApiFixture } from "../support/api";
+import { call, expectError, setupApi, swapRuntime, type ApiFixture } from "../support/api";
 
 const PREVIEW = { PUBLIC_API_PREVIEW: "details,changes,export" };
 const BASE_URL = "http://api.test";
@@ -74,16 +74,6 @@ function split(a: ExportAnswer): { items: Item[]; end: { end: true; cursor: stri
   const end = a.lines.at(-1) as { end: true; cursor: string; count: number };
   expect(end, "the end line").toMatchObject({ end: true, cursor: expect.stringMatching(/^\d+$/) });
   return { items: a.lines.slice(0, -1) as unknown as Item[], end };
-}
-
-// An error answer in the contract's shape.
-function expectError(
-  res: { status: number; body: any }, // eslint-disable-line @typescript-eslint/no-explicit-any
-  status: number,
-  code: string,
-) {
-  expect(res.status).toBe(status);
-  expect(res.body).toMatchObject({ statusCode: status, code });
 }
 
 // Every item of a list endpoint of the key's organization, by id (pages of 100).
