@@ -12,7 +12,7 @@
 // BENCH_PAGE_CACHE=off (the servers without their page cache), BENCH_RECENT (2000: products given an updatedAt in
 // the last hour for the updatedSince scenario), BENCH_MIX_KEYS (20), BENCH_MIX_RATE (req/s, 100: the mix's fixed load).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -24,6 +24,7 @@ import { seedOrganization } from "@/db/seed";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { loadMix, mixDrawer, type Mix } from "./mix";
+import { treeRssMb } from "./process-rss";
 import type { OpenLoopResult, openLoop } from "./open-loop";
 import { ID_PREFIX, newId } from "@/db/schema";
 import { buildServerModules } from "../scripts/lib/build";
@@ -341,42 +342,6 @@ async function waitFor(
     if (Date.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 300));
   }
-}
-
-// Resident memory (MB) of a process and its descendants, from /proc.
-function treeRssMb(pid: number): number {
-  const parents = new Map<number, number>();
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      parents.set(Number(d), ppid);
-    } catch {
-      // exited
-    }
-  }
-  const tree = new Set([pid]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [p, pp] of parents) {
-      if (tree.has(pp) && !tree.has(p)) {
-        tree.add(p);
-        grew = true;
-      }
-    }
-  }
-  let kb = 0;
-  for (const p of tree) {
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"));
-      kb += Number(m?.[1] ?? 0);
-    } catch {
-      // exited
-    }
-  }
-  return Math.round(kb / 1024);
 }
 
 interface Measure {

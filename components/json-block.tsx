@@ -1,13 +1,23 @@
 import { CopyButton } from "./copy-button";
 
-// Pretty-printed JSON with a title and a copy button.
-export function JsonBlock({ value, title }: { value: unknown; title: string }) {
-  const text = JSON.stringify(value, null, 2);
+// Pretty-printed JSON with a title and a copy button; `lines`: an array's values one per line, compact (NDJSON).
+export function JsonBlock({
+  value,
+  title,
+  lines = false,
+}: {
+  value: unknown;
+  title: string;
+  lines?: boolean;
+}) {
+  const text = lines
+    ? (value as unknown[]).map((v) => JSON.stringify(v)).join("\n")
+    : JSON.stringify(value, null, 2);
   return (
     <div className="code-block">
       <div className="code-tabs-bar">
         <span>{title}</span>
-        <CopyButton text={text} label="Copy JSON" />
+        <CopyButton text={text} label={lines ? "Copy NDJSON" : "Copy JSON"} />
       </div>
       <pre className="code" tabIndex={0}>
         <code>{text}</code>

@@ -148,6 +148,8 @@ export interface PooledClient {
   query(text: string | QueryConfig, params?: unknown[]): Promise<QueryResult>;
   query(config: QueryConfig, callback: (err: Error | undefined, res: QueryResult) => void): void;
   release(err?: boolean | Error): void;
+  on?(event: "error", listener: (err: Error) => void): unknown;
+  off?(event: "error", listener: (err: Error) => void): unknown;
 }
 
 interface PoolLike {
@@ -273,6 +275,12 @@ function poolDatabase(
     },
     transaction: async (fn) => {
       const client = await pool.connect();
+      // pg-pool listens to a connection's errors only while it is idle in the pool: a connection lost while a
+      // transaction waits between statements (an export held open while its client reads) would emit "error" with
+      // no listener, which crashes the process. Logged instead; the transaction's next statement fails with it and
+      // the connection is dropped.
+      const lost = (err: Error) => console.error("[db] connection lost in a transaction:", err.message);
+      client.on?.("error", lost);
       try {
         await on(client, "BEGIN");
         const result = await fn({
@@ -283,12 +291,14 @@ function poolDatabase(
           },
         });
         await on(client, "COMMIT");
+        client.off?.("error", lost);
         client.release();
         return result;
       } catch (err) {
         // A connection whose statement timed out on the client is destroyed below (the server then rolls back):
         // a ROLLBACK on it would only wait for the same unresponsive server.
         if (!isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
+        client.off?.("error", lost);
         client.release(err instanceof Error ? err : true);
         throw err;
       }

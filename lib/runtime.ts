@@ -1,9 +1,10 @@
 // The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
 // addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
 // shared version reads, the change feed's signals to waiting requests and its retention timer, the page cache of list
-// answers, the OpenAPI document, the portal's reference and search index, the paths the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js
-// bundles each route apart, so a module-level variable would be one per bundle); tests and servers build their own
-// and swap it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
+// answers, the exports streaming per key, the OpenAPI document, the portal's reference and search index, the paths
+// the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js bundles
+// each route apart, so a module-level variable would be one per bundle); tests and servers build their own and swap
+// it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
 // (lib/config.ts says why that one stays there).
 import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
@@ -60,6 +61,9 @@ export interface Runtime {
   /** Whole list answers under their ETag, served while the version of the list's resource is unchanged. */
   readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
+  /** Exports streaming now, by API key id (preview `export`: at most EXPORTS_PER_KEY each; a key with none has no
+   * entry). */
+  readonly exports: Map<string, number>;
   /** The OpenAPI document's JSON, built once per (write preview, base URL): a handful of entries at most. */
   readonly openApiDocuments: Map<string, string>;
   /**
@@ -149,6 +153,7 @@ export function createRuntime(
     anchors,
     pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     databaseHealth: { at: 0 },
+    exports: new Map(),
     openApiDocuments: new Map(),
     reference: {},
     searchDocs: {},
@@ -157,10 +162,11 @@ export function createRuntime(
       await retention.stop();
       await catalog?.signals?.close();
       await limiters.close();
-      if (!database && opening) await (await opening.catch(() => undefined))?.close();
-      // A database it was given stays its own: once closed, it must not open the configuration's instead (a test
-      // runtime swapped out and in again opened an empty PGlite under DATA_DIR).
-      if (!database) opening = undefined;
+      if (database) return;
+      // A database it opened is closed; one it was given stays its own (and the caller's): a test that swaps this
+      // runtime back in after close() keeps reading the database it built it on, never the configured one.
+      if (opening) await (await opening.catch(() => undefined))?.close();
+      opening = undefined;
     },
   };
 }

@@ -17,9 +17,11 @@ export default function ReferenceIndex() {
   const doc = getOpenApiDocument() as { info: { version: string } };
   const endpoints = getReferenceEndpoints();
   const writes = endpoints.flatMap((e) => e.writes.map((w) => ({ ...w, slug: e.slug })));
-  // Preview `details` is on: its reads are listed, marked Preview. The change feed's page says itself what it is.
+  // Preview `details` is on: its reads are listed, marked Preview. The change feed's page and the export's say
+  // themselves what they are.
   const details = previewOn("details", getConfig());
   const feed = endpoints.find((e) => e.preview && e.pageFields.length > 0);
+  const exported = endpoints.find((e) => e.stream);
   return (
     <DocsShell current="/reference">
       <h1>API reference</h1>
@@ -114,6 +116,15 @@ export default function ReferenceIndex() {
             <Link href="/docs/versioning">roadmap</Link>).
           </li>
         )}
+        {exported ? (
+          <li>
+            In preview on this server:{" "}
+            <Link href={`/reference/${exported.slug}`}>
+              <code>GET {exported.path}</code>
+            </Link>
+            , a whole resource as NDJSON from one snapshot, its last line the change feed&apos;s cursor.
+          </li>
+        ) : null}
       </ul>
     </DocsShell>
   );

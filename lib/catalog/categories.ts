@@ -75,7 +75,11 @@ const categoryItem = (r: Category): Category => ({
 
 // Categories of the organization as their list shows them, in id order: the export's batches and the change feed's
 // items.
-export async function readCategories(ctx: CatalogContext, orgId: string, sel: Selection): Promise<Category[]> {
+export async function readCategories(
+  ctx: CatalogContext,
+  orgId: string,
+  sel: Selection,
+): Promise<Category[]> {
   const s = selectionSql("c.id", sel);
   const rows = await ctx.db.query<Category>(
     `select ${CATEGORY_COLUMNS} from categories c where c.org_id = $1 and ${s.sql}`,

@@ -101,6 +101,9 @@ export async function readFamilyDetails(
   sel: Selection,
 ): Promise<FamilyDetail[]> {
   const s = selectionSql("f.id", sel);
-  const rows = await ctx.db.query<FamilyDetailRow>(`${FAMILY_DETAILS_SQL} and ${s.sql}`, [orgId, ...s.params]);
+  const rows = await ctx.db.query<FamilyDetailRow>(`${FAMILY_DETAILS_SQL} and ${s.sql}`, [
+    orgId,
+    ...s.params,
+  ]);
   return rows.map(familyDetailOf);
 }

@@ -172,7 +172,8 @@ export async function readProductDetails(
   const mediaIds = new Set<string>();
   for (const r of values)
     if (r.type === "MEDIA")
-      for (const id of Array.isArray(r.value) ? r.value : [r.value]) if (typeof id === "string") mediaIds.add(id);
+      for (const id of Array.isArray(r.value) ? r.value : [r.value])
+        if (typeof id === "string") mediaIds.add(id);
   const files = new Map<string, string>();
   if (mediaIds.size > 0)
     for (const m of await ctx.db.query<{ id: string; file_name: string }>(

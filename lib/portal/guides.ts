@@ -84,9 +84,11 @@ function scopeRows(): string {
   return READ_SCOPES.map((s) => `| \`${s}\` | ${SCOPE_GRANTS[s]} |`).join("\n");
 }
 
-// Rows of the endpoints table (pagination guide): sortable fields, searched fields and filters of each list.
+// Rows of the endpoints table (pagination guide): sortable fields, searched fields and filters of each list (not
+// an export's: a stream has no pages).
 function endpointRows(): string {
   return getReferenceEndpoints()
+    .filter((e) => !e.stream)
     .map((e) => {
       const sort =
         e.params.find((p) => p.name === "sort")?.description.match(/Sortable fields: ([^.]+)\./)?.[1] ?? "";

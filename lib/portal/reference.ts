@@ -131,6 +131,18 @@ export interface RefEndpoint {
   notModified?: RefNotModified;
   /** Write operations on the same path (none unless the write preview is on). */
   writes: RefWriteOperation[];
+  /** The 200 is a stream of JSON lines (preview `export`), not one JSON body. */
+  stream?: RefStream;
+}
+
+// The 200 of an NDJSON stream: what its lines are (its description names their schemas), the last line's schema
+// and fields, and example lines.
+export interface RefStream {
+  mediaType: string;
+  description: string;
+  endSchemaName: string;
+  endFields: RefField[];
+  exampleLines: Json[];
 }
 
 function resolveRef(doc: Json, ref: string): Json {
@@ -285,17 +297,18 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
     if (!op) continue;
     const responses = op.responses as Record<string, Json>;
     const ok = responses["200"]!;
-    const okContent = (ok.content as Record<string, Json>)["application/json"]!;
+    const [mediaType, okContent] = Object.entries(ok.content as Record<string, Json>)[0]!;
     const okSchema = okContent.schema as Json;
+    // An export's answer (preview `export`) is a stream of lines, each one of the schemas it names.
+    const stream = mediaType === "application/json" ? undefined : streamOf(doc, mediaType, ok, okContent);
     // A list's answer is a page of items; an item's (preview `details`) is the item itself.
-    const envelope = (okSchema.properties as Record<string, Json> | undefined) ?? {};
+    const envelope = (stream ? undefined : (okSchema.properties as Record<string, Json> | undefined)) ?? {};
     const page = envelope.data !== undefined;
     // A page's own fields besides data and pagination (the change feed's cursor and hasMore).
     const { data: _data, pagination, ...own } = page ? envelope : {};
-    const itemRef = String(
-      (page ? ((okSchema.properties as Record<string, Json>).data!.items as Json | undefined) : okSchema)
-        ?.$ref ?? "",
-    );
+    const itemRef = stream
+      ? ""
+      : String((page ? (envelope.data!.items as Json | undefined) : okSchema)?.$ref ?? "");
     // 2xx and 3xx (the 304 to If-None-Match) are answers, not errors.
     const errors = errorsOf(responses, (status) => Number(status) < 400);
     const notModified = responses["304"];
@@ -313,7 +326,7 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       tag: String((op.tags as string[] | undefined)?.[0] ?? ""),
       scope: String(op["x-required-scope"] ?? ""),
       preview: op["x-preview"] === true,
-      item: !page,
+      item: !page && !stream,
       pathParams: params.filter((p) => p.in === "path").map(param),
       params: params.filter((p) => p.in === "query").map(param),
       headerParams: params.filter((p) => p.in === "header").map(param),
@@ -321,7 +334,7 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
       itemFields: itemRef ? fields(doc, { $ref: itemRef }) : [],
       paginationFields: pagination ? fields(doc, pagination) : [],
       pageFields: fields(doc, { properties: own, required: okSchema.required }),
-      exampleResponse: okContent.example as Json,
+      exampleResponse: (okContent.example as Json | undefined) ?? {},
       errors,
       successHeaders: Object.keys((ok.headers as Json | undefined) ?? {}),
       successHeaderDocs: headerDocs(doc, ok.headers as Json | undefined),
@@ -332,9 +345,30 @@ export function endpointsFromDocument(doc: Json): RefEndpoint[] {
           }
         : undefined,
       writes: item.post ? [writeOperation(doc, path, item.post as Json)] : [],
+      ...(stream ? { stream } : {}),
     });
   }
   return out;
+}
+
+// The 200 of a stream of JSON lines, read out of the document: its schema names the shapes a line may have (anyOf),
+// the last of them the end line's, whose fields the page shows; its examples are example lines.
+function streamOf(doc: Json, mediaType: string, ok: Json, content: Json): RefStream {
+  const names = (((content.schema as Json).anyOf as Json[] | undefined) ?? []).map((s) =>
+    String(s.$ref ?? "")
+      .split("/")
+      .pop(),
+  ) as string[];
+  const endSchemaName = names.at(-1) ?? "";
+  return {
+    mediaType,
+    description: String(ok.description ?? ""),
+    endSchemaName,
+    endFields: endSchemaName ? fields(doc, { $ref: `#/components/schemas/${endSchemaName}` }) : [],
+    exampleLines: Object.values((content.examples as Record<string, Json> | undefined) ?? {}).map(
+      (e) => e.value as Json,
+    ),
+  };
 }
 
 // The reference as built for one configuration (`key`: write preview and base URL): the OpenAPI document and the

@@ -27,6 +27,9 @@ export const RATE_LIMIT_HEADERS = {
 // The name of a rate-limit header.
 export type RateLimitHeader = keyof typeof RATE_LIMIT_HEADERS;
 
+// The media type of an export's answer (preview `export`): one JSON object per line.
+export const NDJSON = "application/x-ndjson";
+
 // Headers exposed to browsers calling the API from another origin.
 const EXPOSED = [
   "X-Request-Id",

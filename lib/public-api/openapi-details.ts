@@ -15,7 +15,7 @@ const MEDIA_URL = "https://api.example.com/media/acme/chaise-oslo-packshot-1.png
 const THUMB_URL = "https://api.example.com/media/acme/thumbs/chaise-oslo-packshot-1.png";
 
 // An example answer of each item endpoint, and the name of its schema in the document's components (the change
-// feed's example shows one too).
+// feed's example shows one too; an export's lines have these shapes).
 export const ITEMS: Record<keyof typeof ITEM_ENDPOINTS, { schema: string; example: Json }> = {
   product: {
     schema: "ProductDetail",
@@ -82,7 +82,8 @@ export const ITEMS: Record<keyof typeof ITEM_ENDPOINTS, { schema: string; exampl
   },
 };
 
-const CHANNEL_EXAMPLE: Json = {
+// An example channel: an item of the channels list (and a line of their export).
+export const CHANNEL_EXAMPLE: Json = {
   id: "chn_6h7J8k9L0m1N2o3P",
   code: "ecommerce",
   label: "E-commerce",

@@ -9,7 +9,7 @@ import type { Json } from "./openapi-json-schema";
 import { IF_NONE_MATCH, parameter } from "./openapi-parameters";
 
 // An example item of each list, shown in its 200 example.
-const EXAMPLES: Record<keyof typeof ENDPOINTS, Json> = {
+export const EXAMPLES: Record<keyof typeof ENDPOINTS, Json> = {
   products: {
     id: "prd_7Yq2nC4kP0sLx9Ta",
     identifier: "ACM-CHA-000123",

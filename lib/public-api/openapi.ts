@@ -1,4 +1,5 @@
 import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
+import { exportEndSchema } from "@/lib/catalog/export";
 import {
   attributeDetailSchema,
   attributeSchema,
@@ -20,6 +21,7 @@ import { errorBodySchema, readErrorBodySchema } from "./api-errors";
 import { changeEventComponent, changesPaths } from "./openapi-changes";
 import { createProductOperation } from "./openapi-create-product";
 import { detailPaths } from "./openapi-details";
+import { exportPaths } from "./openapi-export";
 import { headerComponents } from "./openapi-headers";
 import { componentSchemas, jsonSchema, type Json } from "./openapi-json-schema";
 import { listOperation } from "./openapi-list-operation";
@@ -42,6 +44,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
   if (details) Object.assign(paths, detailPaths());
   const changes = options.preview?.includes("changes") === true;
   if (changes) Object.assign(paths, changesPaths());
+  const exporting = options.preview?.includes("export") === true;
+  if (exporting) Object.assign(paths, exportPaths());
   const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
@@ -84,6 +88,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
             },
           ]
         : []),
+      ...(exporting
+        ? [{ name: "Export", description: "Whole resources as NDJSON from one snapshot (preview)." }]
+        : []),
     ],
     paths,
     components: {
@@ -107,8 +114,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         // Not "Error": generated clients (openapi-typescript, openapi-generator) export a type of each schema's name,
         // and one named Error shadows JavaScript's global Error class in the code that imports it.
         ApiError: jsonSchema(readErrorBodySchema(changes), "output"),
-        // The resources read whole: the details' answers, and the items of the feed's events.
-        ...(details || changes
+        // The resources read whole: the details' answers, the items of the feed's events and an export's lines.
+        ...(details || changes || exporting
           ? {
               ProductDetail: jsonSchema(productDetailSchema, "output"),
               FamilyDetail: jsonSchema(familyDetailSchema, "output"),
@@ -117,6 +124,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
             }
           : {}),
         ...(changes ? { ChangeEvent: changeEventComponent() } : {}),
+        ...(exporting ? { ExportEnd: jsonSchema(exportEndSchema, "output") } : {}),
         ...(writes
           ? {
               ...componentSchemas(createProductSchemaRegistry),

@@ -30,7 +30,8 @@ export interface ApiContext<Q> {
   params: Readonly<Record<string, string>>;
 }
 
-// What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201).
+// What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201). A
+// ReadableStream body is sent as it is read (an export's lines), not as JSON.
 export class ApiAnswer {
   constructor(
     readonly status: number,
@@ -38,6 +39,9 @@ export class ApiAnswer {
     readonly headers: Record<string, string> = {},
   ) {}
 }
+
+// The scope an operation requires; several: any one of them (channels, readable with any read scope).
+type ScopeRequirement = Scope | readonly Scope[];
 
 // A list handler: reads and returns the response body; everything else is the wrapper's.
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
@@ -48,8 +52,9 @@ export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
   opts: {
-    /** The scope required; several: any one of them (channels, readable with any read scope). */
-    scope: Scope | readonly Scope[];
+    /** The scope required; several: any one of them (channels, readable with any read scope). A function: the scope
+     * of the resource the path names (an export's). */
+    scope: ScopeRequirement | ((params: Readonly<Record<string, string>>) => ScopeRequirement);
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
@@ -58,7 +63,9 @@ export function withPublicApi<Q>(
     conditional?: readonly CatalogResource[];
   },
 ): (request: Request, params?: Readonly<Record<string, string>>) => Promise<Response> {
-  const scopes: readonly Scope[] = typeof opts.scope === "string" ? [opts.scope] : opts.scope;
+  const scopesOf = (r: ScopeRequirement): readonly Scope[] => (typeof r === "string" ? [r] : r);
+  const perPath = typeof opts.scope === "function" ? opts.scope : undefined;
+  const fixed = typeof opts.scope === "function" ? [] : scopesOf(opts.scope);
   return async (request, params = {}) => {
     const requestId = randomUUID();
     const headers = baseHeaders(requestId);
@@ -75,6 +82,7 @@ export function withPublicApi<Q>(
         setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
         if (!r.success) throw rateLimited(r, now);
       }
+      const scopes = perPath ? scopesOf(perPath(params)) : fixed;
       if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
       const url = new URL(request.url);
       const query = parseQuery(sentQuery(request, url), opts.query);
@@ -108,6 +116,11 @@ export function withPublicApi<Q>(
       const body = await run();
       if (body instanceof ApiAnswer) {
         for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
+        if (body.body instanceof ReadableStream) {
+          // HEAD ends a stream unread (an export's snapshot is released at once).
+          if (head) await body.body.cancel();
+          return new Response(head ? null : body.body, { status: body.status, headers });
+        }
         return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
       }
       return new Response(head ? null : JSON.stringify(body), { status: 200, headers });

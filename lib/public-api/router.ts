@@ -10,6 +10,7 @@ import { createProductRoute } from "./create-product-route";
 import { CHANNELS_ENDPOINT, ITEM_ENDPOINTS, type ItemEndpoint } from "./detail-endpoints";
 import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { plainError } from "./error-response";
+import { EXPORT_ENDPOINT } from "./export-endpoint";
 import { baseHeaders, preflightResponse } from "./headers";
 import { buildOpenApiDocument } from "./openapi";
 import { withPublicApi } from "./pipeline";
@@ -32,6 +33,8 @@ interface Operation {
 interface Resource {
   path: `/public/${string}`;
   operations: Partial<Record<Method, Operation>>;
+  /** The only values its parameter takes (an export's resource names): any other is no path of the API, 404. */
+  values?: readonly string[];
 }
 
 // The methods in the order an Allow header lists them: GET, HEAD, then the others.
@@ -96,6 +99,20 @@ const RESOURCES = {
   attribute: { path: ITEM_ENDPOINTS.attribute.path, operations: { GET: item(ITEM_ENDPOINTS.attribute) } },
   channels: { path: CHANNELS_ENDPOINT.path, operations: { GET: list(CHANNELS_ENDPOINT, "details") } },
   changes: { path: CHANGES_ENDPOINT.path, operations: { GET: changes } },
+  export: {
+    path: EXPORT_ENDPOINT.path,
+    values: EXPORT_ENDPOINT.resources,
+    operations: {
+      // Not conditional: an export is a snapshot of its moment, never stored (Cache-Control: private, no-store).
+      GET: {
+        handle: withPublicApi(EXPORT_ENDPOINT.handler, {
+          scope: EXPORT_ENDPOINT.scope,
+          query: EXPORT_ENDPOINT.query,
+        }),
+        preview: "export",
+      },
+    },
+  },
   "openapi.json": { path: "/public/v1/openapi.json", operations: { GET: { handle: openApiDocument } } },
 } satisfies Record<string, Resource>;
 
@@ -140,8 +157,12 @@ export interface RouteHandlers {
   DELETE: (request: Request) => Promise<Response>;
 }
 
-// Whether any operation of a resource is switched on now.
-function exists(resource: Resource): boolean {
+// Whether any operation of a resource is switched on now, and its path's parameter is one it takes.
+function exists(resource: Resource, params: PathParams = {}): boolean {
+  if (resource.values) {
+    const [value] = Object.values(params);
+    if (value === undefined || !resource.values.includes(value)) return false;
+  }
   return METHOD_ORDER.some((m) => operation(resource, m));
 }
 
@@ -167,7 +188,7 @@ const preflight = (resource: Resource): Promise<Response> =>
 // Answers a request for a resource: its operation, the preflight, or a 405 naming the methods allowed (a resource
 // of preview features that are all off: 404).
 function dispatch(resource: Resource, request: Request, params: PathParams): Promise<Response> {
-  if (!exists(resource)) return notFound(request.method);
+  if (!exists(resource, params)) return notFound(request.method);
   const op = operation(resource, request.method);
   if (op) return op.handle(request, params);
   if (request.method === "OPTIONS") return preflight(resource);
@@ -193,11 +214,12 @@ export const publicApi = {
   route(name: ResourceName): RouteHandlers {
     const resource: Resource = RESOURCES[name];
     // The path's parameters read again from the URL (one rule for both hosts; Next.js matched the same path).
-    const answer = (request: Request) =>
-      dispatch(resource, request, match(new URL(request.url).pathname)?.params ?? {});
+    const paramsOf = (request: Request) => match(new URL(request.url).pathname)?.params ?? {};
+    const answer = (request: Request) => dispatch(resource, request, paramsOf(request));
     return {
       ...methods(answer),
-      OPTIONS: () => (exists(resource) ? preflight(resource) : notFound("OPTIONS")),
+      OPTIONS: (request) =>
+        exists(resource, request && paramsOf(request)) ? preflight(resource) : notFound("OPTIONS"),
     };
   },
   notFound(): RouteHandlers {

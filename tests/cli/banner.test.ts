@@ -18,7 +18,12 @@ describe("the preview features a configuration turns on (config.preview, what th
   it("reads PUBLIC_API_PREVIEW: names in any order, case and spacing, `all`, `none`; the alias adds writes", () => {
     expect(loadConfig({ PUBLIC_API_PREVIEW: "details" }).preview).toEqual(["details"]);
     expect(loadConfig({ PUBLIC_API_PREVIEW: " Details , WRITES " }).preview).toEqual(["writes", "details"]);
-    expect(loadConfig({ PUBLIC_API_PREVIEW: "all" }).preview).toEqual(["writes", "details", "changes", "export"]);
+    expect(loadConfig({ PUBLIC_API_PREVIEW: "all" }).preview).toEqual([
+      "writes",
+      "details",
+      "changes",
+      "export",
+    ]);
     expect(loadConfig({ PUBLIC_API_PREVIEW: "none" }).preview).toEqual([]);
     expect(loadConfig({ PUBLIC_API_PREVIEW: "details", PUBLIC_API_WRITE_PREVIEW: "true" }).preview).toEqual([
       "writes",

@@ -117,7 +117,11 @@ describe.each(["pglite", "pg"] as const)("the change log on %s", (driver: Driver
       "update families set label = 'F2 bis' where id = '$org_f2'",
       ["families/f2", "products/p2", "products/p3"],
     ],
-    ["a family's code: the family alone", "update families set code = 'f2b' where id = '$org_f2'", ["families/f2"]],
+    [
+      "a family's code: the family alone",
+      "update families set code = 'f2b' where id = '$org_f2'",
+      ["families/f2"],
+    ],
     [
       "a category renamed: the category and its products",
       "update categories set label = 'C1 bis' where id = '$org_c1'",
@@ -184,7 +188,11 @@ describe.each(["pglite", "pg"] as const)("the change log on %s", (driver: Driver
       "delete from products where id = '$org_p3'",
       ["products/p3"],
     ],
-    ["an API key created", "insert into api_keys (id, org_id, name, prefix, key_hash, scopes) values ('key_cc', '$org', 'k', 'p', 'h_cc', '{products:read}')", []],
+    [
+      "an API key created",
+      "insert into api_keys (id, org_id, name, prefix, key_hash, scopes) values ('key_cc', '$org', 'k', 'p', 'h_cc', '{products:read}')",
+      [],
+    ],
   ])("%s", async (_name, text, expected) => {
     expect((await noted(sql(text))).sort()).toEqual([...expected].sort());
   });
@@ -305,7 +313,12 @@ describe.each(["pglite", "pg"] as const)("the change log on %s", (driver: Driver
     const one = await readChanges(ctx, org, { after: from, types: MIRRORED, limit: 1 }, "http://api.test");
     expect(one.data).toHaveLength(1);
     expect(one.hasMore).toBe(true);
-    const media = await readChanges(ctx, org, { after: from, types: ["media"], limit: 100 }, "http://api.test");
+    const media = await readChanges(
+      ctx,
+      org,
+      { after: from, types: ["media"], limit: 100 },
+      "http://api.test",
+    );
     expect(media.data.map((e) => e.type)).toEqual(["media"]);
     expect(media.cursor).toBe(await head(A));
   });

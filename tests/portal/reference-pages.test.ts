@@ -45,16 +45,6 @@ async function pages(): Promise<Record<string, string>> {
   return out;
 }
 
-// The V1 pages, in the order of the document (a preview feature's come after them).
-const V1_PAGES = [
-  "/reference",
-  "/reference/products",
-  "/reference/families",
-  "/reference/attributes",
-  "/reference/categories",
-  "/reference/media",
-];
-
 const V1_FILE = path.join(import.meta.dirname, "__fixtures__", "reference-pages.v1.html");
 
 // The pages in one text: each after a line naming it.
@@ -62,6 +52,13 @@ const dump = (p: Record<string, string>) =>
   Object.entries(p)
     .map(([url, html]) => `<!-- ${url} -->\n${html}\n`)
     .join("");
+
+// The V1 lists' page slugs, and the pages every configuration has: the index, then theirs.
+const V1_SLUGS = ["products", "families", "attributes", "categories", "media"];
+const V1_PAGES = ["/reference", ...V1_SLUGS.map((s) => `/reference/${s}`)];
+
+// The article of a page (without the nav, which lists every page of its configuration).
+const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
 
 describe("the reference pages", () => {
   it("off: the V1 pages, byte for byte", async () => {
@@ -95,7 +92,7 @@ describe("the reference pages", () => {
         ),
       );
     }
-    for (const slug of ["products", "families", "attributes", "categories", "media"]) {
+    for (const slug of V1_SLUGS) {
       const row = index.match(new RegExp(`<tr data-testid="endpoint-${slug}">.*?</tr>`))![0];
       expect(row).not.toContain("Preview");
     }
@@ -154,9 +151,47 @@ describe("the reference pages", () => {
     configure("details");
     const on = await pages();
     // The nav lists more pages; the article of each V1 page is the same.
-    const article = (html: string) => html.match(/<article>.*<\/article>/s)![0];
-    for (const slug of ["products", "families", "attributes", "categories", "media"])
+    for (const slug of V1_SLUGS)
       expect(article(on[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
+  });
+});
+
+describe("the reference pages with preview `export` on", () => {
+  it("lists the export, marked Preview, its page an NDJSON answer: the resource, the end line, samples that stream", async () => {
+    configure("export");
+    const p = await pages();
+    expect(Object.keys(p)).toEqual([...V1_PAGES, "/reference/export-resource"]);
+    const index = p["/reference"]!;
+    const row = index.match(/<tr data-testid="endpoint-export-resource">.*?<\/tr>/)![0];
+    expect(row).toContain('<span class="tag changed">Preview</span>');
+    expect(index).toContain('In preview on this server: <a href="/reference/export-resource">');
+    // Without details, nothing points to its guide.
+    expect(index).not.toContain("reading-whole-products");
+    const page = p["/reference/export-resource"]!;
+    expect(page).toMatch(/<p class="endpoint-line">.*<span class="tag changed">Preview<\/span><\/p>/);
+    expect(page).toMatch(/<td class="param-name">resource<\/td>/);
+    expect(page).toMatch(/<input id="[^"]*-path-resource" type="text" required=""[^>]*name="resource"/);
+    expect(page).toContain("<code>application/x-ndjson</code>");
+    expect(page).toContain("<h3>ExportEnd (the last line)</h3>");
+    expect(page).toContain('aria-label="ExportEnd fields"');
+    expect(page).not.toContain("<h3>Pagination</h3>");
+    expect(page).toContain("Example lines");
+    expect(page).toContain(
+      "{&quot;end&quot;:true,&quot;cursor&quot;:&quot;5271&quot;,&quot;count&quot;:3000}",
+    );
+    // Samples of the example resource, read as a stream (the first tab is rendered; they run in
+    // reference-export-samples.test.ts).
+    expect(page).toContain(
+      "curl -sS --compressed &#x27;https://catalog.example.test/public/v1/export/products&#x27;",
+    );
+    expect(page).not.toContain("perPage=5");
+    // No If-None-Match: an export is never conditional.
+    expect(page).not.toContain("If-None-Match");
+    // V1's pages are unchanged but the nav.
+    configure("none");
+    const off = await pages();
+    for (const slug of V1_SLUGS)
+      expect(article(p[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
   });
 });
 

@@ -205,6 +205,18 @@ export async function readExport(
   }
 }
 
+const REQUEST_ID = /^[0-9a-f-]{36}$/;
+
+// An error answer in the contract's shape: its status, a JSON body with its code and request id, a message.
+export function expectError(res: ApiResponse, status: number, code: string): void {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(res.body).toMatchObject({ statusCode: status, code });
+  const body = res.body as { requestId: unknown; message: unknown };
+  expect(body.requestId).toMatch(REQUEST_ID);
+  expect(typeof body.message).toBe("string");
+}
+
 // The 503 of an unreachable back end: the contract's body and a Retry-After, never an internal detail.
 export function expectUnavailable(res: ApiResponse): void {
   expect(res.status).toBe(503);
@@ -214,13 +226,4 @@ export function expectUnavailable(res: ApiResponse): void {
     code: "PUBLIC_API_UNAVAILABLE",
   });
   expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-}
-
-// An error answer in the contract's shape: its status and code, JSON, a request id and a message.
-export function expectError(res: ApiResponse, status: number, code: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ statusCode: status, code });
-  expect((res.body as { requestId: string }).requestId).toMatch(/^[0-9a-f-]{36}$/);
-  expect(typeof (res.body as { message: string }).message).toBe("string");
 }

@@ -14,7 +14,7 @@ import { QueryParamsTable } from "@/components/reference/query-params-table";
 import { WriteOperationSection } from "@/components/reference/write-operation-section";
 import { TryIt } from "@/components/try-it";
 import { getConfig } from "@/lib/config";
-import { SAMPLE_LANGUAGES, allSamples, expandPath } from "@/lib/portal/code-samples";
+import { SAMPLE_LANGUAGES, allSamples, expandPath, streamSamples } from "@/lib/portal/code-samples";
 import { getDemoKey } from "@/lib/portal/demo-key";
 import { getReferenceEndpoint } from "@/lib/portal/reference";
 
@@ -37,13 +37,19 @@ export default async function EndpointPage({ params }: Props) {
   if (!e) notFound();
   const { baseUrl } = getConfig();
   const demoKey = getDemoKey(await headers());
-  // A list's samples ask for a short sorted page (the change feed's, for a few events); an item's for the example's id.
-  const size = e.params.find((p) => p.name === "perPage" || p.name === "limit");
+  // A list's samples ask for a short page (the change feed's, for a few events); an item's for the example's id; an
+  // export's for its example resource, read as a stream.
+  const size = e.stream ? undefined : e.params.find((p) => p.name === "perPage" || p.name === "limit");
   const sampleQuery: [string, string][] = size ? [[size.name, "5"]] : [];
   const sort = e.params.find((p) => p.name === "sort");
   if (sort?.example) sampleQuery.push(["sort", sort.example]);
-  const samplePath = expandPath(e.path, { id: String(e.exampleResponse.id ?? "") });
-  const samples = allSamples({ baseUrl, path: samplePath, query: sampleQuery, key: "$PCA_API_KEY" });
+  const pathExample = (p: { example?: string }) => p.example ?? String(e.exampleResponse.id ?? "");
+  const samplePath = expandPath(
+    e.path,
+    Object.fromEntries(e.pathParams.map((p) => [p.name, pathExample(p)])),
+  );
+  const sample = { baseUrl, path: samplePath, query: sampleQuery, key: "$PCA_API_KEY" };
+  const samples = e.stream ? streamSamples(sample) : allSamples(sample);
   return (
     <DocsShell current={`/reference/${slug}`}>
       <article>
@@ -120,7 +126,7 @@ export default async function EndpointPage({ params }: Props) {
             description: p.description.replace(/`/g, ""),
             array: false,
             boolean: false,
-            example: String(e.exampleResponse.id ?? ""),
+            example: pathExample(p),
           }))}
           params={e.params.map((p) => ({
             name: p.name,
@@ -135,7 +141,17 @@ export default async function EndpointPage({ params }: Props) {
         />
 
         <h2 id="response">Response 200</h2>
-        {e.item ? (
+        {e.stream ? (
+          <>
+            <p>
+              <code>{e.stream.mediaType}</code>: <InlineMarkdown source={e.stream.description} /> With these
+              headers:
+            </p>
+            <HeadersTable headers={e.successHeaderDocs} label="Response 200 headers" />
+            <h3>{e.stream.endSchemaName} (the last line)</h3>
+            <FieldsTable fields={e.stream.endFields} label={`${e.stream.endSchemaName} fields`} />
+          </>
+        ) : e.item ? (
           <>
             <p>
               One <code>{e.itemSchemaName}</code>, whole (no pagination), with these headers:
@@ -178,7 +194,11 @@ export default async function EndpointPage({ params }: Props) {
             <FieldsTable fields={e.paginationFields} label="Pagination fields" />
           </>
         )}
-        <JsonBlock title="Example response" value={e.exampleResponse} />
+        {e.stream ? (
+          <JsonBlock title="Example lines" value={e.stream.exampleLines} lines />
+        ) : (
+          <JsonBlock title="Example response" value={e.exampleResponse} />
+        )}
 
         {e.notModified ? (
           <>
