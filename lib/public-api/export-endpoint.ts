@@ -14,7 +14,7 @@ import { getRuntime, type Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
 import { CHANNELS_ENDPOINT } from "./detail-endpoints";
 import { ENDPOINTS } from "./endpoints";
-import { NDJSON } from "./headers";
+import { EXPOSED, NDJSON } from "./headers";
 import { ApiAnswer, type ApiContext } from "./pipeline";
 
 // Exports one key may stream at once. An export holds a database connection for its length (the whole database on
@@ -57,8 +57,19 @@ async function exportAnswer(ctx: ApiContext<ExportQuery>, rt: Runtime): Promise<
     throw err;
   }
   const body = ndjsonStream(snapshot, { idleMs: EXPORT_IDLE_MS, requestId: ctx.requestId, onEnd: release });
-  return new ApiAnswer(200, body, { "Content-Type": NDJSON });
+  // The snapshot's cursor before its first line too: a client whose stream is cut has it all the same. A copy loaded
+  // in several requests (resumed with `after`, or one per resource) follows the feed from the earliest of their
+  // cursors: from a later one, a change made between the two snapshots to an item the earlier request had sent would
+  // be missed.
+  return new ApiAnswer(200, body, {
+    "Content-Type": NDJSON,
+    [EXPORT_CURSOR_HEADER]: snapshot.cursor,
+    "Access-Control-Expose-Headers": `${EXPOSED}, ${EXPORT_CURSOR_HEADER}`,
+  });
 }
+
+// The header of an export's answer that carries its snapshot's change-feed cursor (the end line's), sent first.
+export const EXPORT_CURSOR_HEADER = "X-Export-Cursor";
 
 // The 429 of a key that already streams EXPORTS_PER_KEY exports.
 export function tooManyExports(): PublicApiError {

@@ -30,8 +30,8 @@ export type RateLimitHeader = keyof typeof RATE_LIMIT_HEADERS;
 // The media type of an export's answer (preview `export`): one JSON object per line.
 export const NDJSON = "application/x-ndjson";
 
-// Headers exposed to browsers calling the API from another origin.
-const EXPOSED = [
+// Headers exposed to browsers calling the API from another origin (an export adds its cursor's).
+export const EXPOSED = [
   "X-Request-Id",
   "ETag",
   ...Object.keys(RATE_LIMIT_HEADERS),

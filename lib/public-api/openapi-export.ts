@@ -5,6 +5,7 @@ import { CHANNEL_EXAMPLE, ITEMS } from "./openapi-details";
 import { errorExample, errorResponseDoc } from "./openapi-errors";
 import {
   EXPORTS_PER_KEY,
+  EXPORT_CURSOR_HEADER,
   EXPORT_ENDPOINT,
   EXPORT_IDLE_MS,
   EXPORT_RETRY_AFTER,
@@ -91,6 +92,11 @@ function exportOperation(): Json {
           "Cache-Control": {
             description: "`private, no-store`: an export is the snapshot of its moment, never stored.",
             schema: { type: "string", enum: ["private, no-store"] },
+          },
+          [EXPORT_CURSOR_HEADER]: {
+            description:
+              "The change feed's cursor of this export's snapshot (the end line's `cursor`), sent before the first line: a cut stream has it too. A copy loaded in several requests (one per resource, or resumed with `after`) follows `GET /public/v1/changes` from the **earliest** of their cursors; from a later one, a change made between two of them to an item already received would be missed.",
+            schema: { type: "string", pattern: "^[0-9]+$" },
           },
           "Content-Encoding": {
             description: "`gzip` when the request's `Accept-Encoding` allows it and the server compresses.",

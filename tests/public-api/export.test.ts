@@ -125,6 +125,9 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
       expect(res.headers.get("etag")).toBeNull();
       const { items, end } = split(res);
       expect(end).toEqual({ end: true, cursor: head!.head, count: items.length });
+      // The snapshot's cursor comes first too, in a header a browser may read.
+      expect(res.headers.get("x-export-cursor")).toBe(head!.head);
+      expect(res.headers.get("access-control-expose-headers")).toContain("X-Export-Cursor");
       // Every item of the list, none else, in the database's id order.
       const list = await listed(`/public/v1/${resource}`, key);
       expect(items.length, resource).toBe(list.size);
