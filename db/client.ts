@@ -372,7 +372,8 @@ export async function openPg(connectionString: string, opts: number | PoolOption
     // the label of each row's family was read by scanning the whole families table rather than its primary key
     // (a first page of products: 0.18 → 0.13 ms of Postgres CPU, measured on the bench's catalog).
     // And no JIT compilation: the API's statements are short, and a batch of an export (a LIMIT over a million-row
-    // index, estimated dear) was compiled on every call: 650 ms of JIT for 140 ms of execution (run 19).
+    // index, estimated dear) was compiled on every call: 500 to 650 ms of JIT for 65 to 140 ms of execution (measured
+    // on the bench's and the test server's catalogs). One home for it: every connection of the pool, exports included.
     ...(/[?&]options=/.test(connectionString) ? {} : { options: "-c random_page_cost=1.1 -c jit=off" }),
   });
   pool.on("error", (err) => console.error("[db] idle client error:", err.message));
