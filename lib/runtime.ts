@@ -10,11 +10,13 @@ import { openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import { ChangeRetention, pruneChanges } from "@/lib/catalog/change-retention";
 import { ChangeSignals } from "@/lib/catalog/change-signals";
+import { DocumentRefresher } from "@/lib/catalog/product-documents";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { CountCache } from "@/lib/catalog/count-cache";
 import { VersionReads } from "@/lib/catalog/version-reads";
 import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
+import { previewOn } from "@/lib/preview";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
 import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
@@ -47,6 +49,12 @@ export interface Runtime {
    * (runOnce).
    */
   readonly retention: ChangeRetention;
+  /**
+   * Products' documents kept current after each change (lib/catalog/product-documents.ts), for the exports and the
+   * feed: runs beside the retention in the process's runtime, and only while the preview feature `export` or
+   * `changes` is on (nothing else reads them); a test or a tool runs it when asked (runOnce).
+   */
+  readonly documents: DocumentRefresher;
   readonly limiters: RateLimiters;
   readonly keyCache: KeyCache;
   readonly lastUsed: LastUsedRecorder;
@@ -100,7 +108,10 @@ export function createRuntime(
   const db = () => {
     opening ??= openDatabase(config).then(
       (opened) => {
-        if (opts.retention) retention.start();
+        if (opts.retention) {
+          retention.start();
+          if (previewOn("export", config) || previewOn("changes", config)) runtime.documents.start();
+        }
         return opened;
       },
       (err: unknown) => {
@@ -119,7 +130,7 @@ export function createRuntime(
   const retention = new ChangeRetention(async () =>
     pruneChanges((await db()).withStatementTimeout(PRUNE_TIMEOUT_MS), config.CHANGES_RETENTION_DAYS),
   );
-  return {
+  const runtime: Runtime = {
     config,
     db,
     // Built once per database handle, not per request (the hot path reads it on every list).
@@ -143,6 +154,7 @@ export function createRuntime(
       return catalog;
     },
     retention,
+    documents: new DocumentRefresher(db, () => runtime.catalog(), config.baseUrl),
     limiters,
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
     lastUsed: new LastUsedRecorder(db),
@@ -160,6 +172,7 @@ export function createRuntime(
     changelogEndpoints: {},
     close: async () => {
       await retention.stop();
+      await runtime.documents.stop();
       await catalog?.signals?.close();
       await limiters.close();
       if (database) return;
@@ -169,6 +182,7 @@ export function createRuntime(
       opening = undefined;
     },
   };
+  return runtime;
 }
 
 const KEY = Symbol.for("public-catalog-api.runtime");

@@ -4,6 +4,7 @@ import { CursorError } from "./catalog-errors";
 import type { ChangeSignals } from "./change-signals";
 import type { CatalogContext } from "./context";
 import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "./items";
+import { documentView, readProductLines } from "./product-documents";
 import { cursorParam, defineQuery, enumListParam, integerParam, type QueryOf } from "./list-query-grammar";
 
 // The change feed (issue 24, migration 0016): the organization's log of the objects whose public shape changed, in
@@ -145,8 +146,21 @@ export async function readChanges(
   for (const type of MIRRORED) {
     const ids = [...new Set(events.filter((e) => e.type === type).map((e) => e.id))];
     if (ids.length === 0) continue;
-    for (const item of await ITEM_READERS[type](ctx, org, { ids }, baseUrl))
-      items.set(`${type}\u0000${item.id}`, item);
+    // Products from their documents where the log proves them current (each as it is now, or later than the view:
+    // a change after it has a later cursor, and its event serves the product again).
+    const read =
+      type === "products"
+        ? (
+            await readProductLines(
+              ctx,
+              org,
+              { ids },
+              baseUrl,
+              await documentView(ctx.db, org.id, baseUrl, pruned),
+            )
+          ).map((l) => JSON.parse(l.json) as Item)
+        : await ITEM_READERS[type](ctx, org, { ids }, baseUrl);
+    for (const item of read) items.set(`${type}\u0000${item.id}`, item);
   }
   return {
     data: events.map((e) => {

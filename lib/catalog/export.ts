@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Database, Executor } from "@/db/client";
 import { feedState } from "./changes";
 import type { CatalogContext } from "./context";
-import { ITEM_READERS, type Item, type Mirrored } from "./items";
+import { ITEM_READERS, type Mirrored } from "./items";
+import { documentView, readProductLines, type ProductLine } from "./product-documents";
 import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
 
 // The export (issue 24, preview feature `export`): a whole resource of one organization read from one snapshot, in
@@ -50,8 +51,8 @@ export const EXPORT_BATCH = 1_000;
 export interface ExportSnapshot {
   /** The organization's change-feed head in the snapshot: the feed from this cursor continues the export. */
   readonly cursor: string;
-  /** The next items in id order; none once the resource is read to its end. */
-  next(): Promise<Item[]>;
+  /** The next items in id order, each as its line's JSON; none once the resource is read to its end. */
+  next(): Promise<string[]>;
   /** Ends the snapshot's transaction and releases its connection (again: nothing); `error`: the connection failed
    * and is dropped rather than reused. */
   close(error?: unknown): Promise<void>;
@@ -59,9 +60,12 @@ export interface ExportSnapshot {
 
 // Opens the snapshot of an export: a read-only repeatable-read transaction (one snapshot for every statement) on a
 // connection of its own, held until close(). Its first statement reads the feed head, so that the head and every
-// batch see the same commits. On PGlite (one connection) the transaction holds the database for the export's
-// length: other requests wait until it ends (the embedded demo's trade-off; a Postgres server gives it a pooled
-// connection of its own).
+// batch see the same commits. Products come from their documents where the change log proves them current in this
+// snapshot (lib/catalog/product-documents.ts), else are read anew. While the client takes a batch, the next one is
+// already being read (one batch ahead, no more: memory stays two batches whatever the resource's size), so that the
+// database and the serving process work at the same time. On PGlite (one connection) the transaction holds the
+// database for the export's length: other requests wait until it ends (the embedded demo's trade-off; a Postgres
+// server gives it a pooled connection of its own).
 export async function openExport(
   db: Pick<Database, "transaction">,
   ctx: CatalogContext,
@@ -73,18 +77,35 @@ export async function openExport(
   const { tx, end } = await holdTransaction(db);
   try {
     await tx.query("set transaction isolation level repeatable read, read only");
-    const { head } = await feedState({ ...ctx, db: tx }, org.id);
+    const { head, floor } = await feedState({ ...ctx, db: tx }, org.id);
     const inTx: CatalogContext = { ...ctx, db: tx };
-    let after = q.after ?? "";
-    let done = false;
+    const view = resource === "products" ? await documentView(tx, org.id, baseUrl, floor) : undefined;
+    const read = async (after: string): Promise<ProductLine[]> =>
+      resource === "products"
+        ? readProductLines(inTx, org, { after, limit: EXPORT_BATCH }, baseUrl, view)
+        : (await ITEM_READERS[resource](inTx, org, { after, limit: EXPORT_BATCH }, baseUrl)).map((i) => ({
+            id: i.id,
+            json: JSON.stringify(i),
+          }));
+    // A batch read: its lines and the id the next one starts after (undefined: the resource is read to its end).
+    type Batch = { lines: string[]; after?: string };
+    const batch = async (after: string): Promise<Batch> => {
+      const lines = await read(after);
+      return {
+        lines: lines.map((l) => l.json),
+        after: lines.length === EXPORT_BATCH ? lines[lines.length - 1]!.id : undefined,
+      };
+    };
+    // A failure of a batch read ahead is the next call's (never an unhandled rejection when the client has gone).
+    const ahead = (p: Promise<Batch>) => (p.catch(() => undefined), p);
+    let pending: Promise<Batch> | undefined = ahead(batch(q.after ?? ""));
     return {
       cursor: head,
       next: async () => {
-        if (done) return [];
-        const items = await ITEM_READERS[resource](inTx, org, { after, limit: EXPORT_BATCH }, baseUrl);
-        if (items.length < EXPORT_BATCH) done = true;
-        if (items.length) after = items[items.length - 1]!.id;
-        return items;
+        if (!pending) return [];
+        const b = await pending;
+        pending = b.after === undefined ? undefined : ahead(batch(b.after));
+        return b.lines;
       },
       close: end,
     };

@@ -135,18 +135,18 @@ export function ndjsonStream(
       async pull(controller) {
         clearTimeout(idle);
         try {
-          const items = await snapshot.next();
+          const lines = await snapshot.next();
           if (ended) return;
           // The snapshot ends before the client gets the end line: by then its slot and connection are free.
-          if (items.length === 0) {
+          if (lines.length === 0) {
             await end();
             const last: ExportEnd = { end: true, cursor: snapshot.cursor, count };
             controller.enqueue(encoder.encode(`${JSON.stringify(last)}\n`));
             controller.close();
             return;
           }
-          count += items.length;
-          controller.enqueue(encoder.encode(`${items.map((i) => JSON.stringify(i)).join("\n")}\n`));
+          count += lines.length;
+          controller.enqueue(encoder.encode(`${lines.join("\n")}\n`));
           watch(controller);
         } catch (err) {
           // A batch that fails because the client went away meanwhile (cancel ended the snapshot) is no failure.

@@ -403,7 +403,18 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
       try {
         const res = await send("/public/v1/export/products", { key: fx.acme.full });
         expect(res.status).toBe(200);
-        // The export's connection is lost (a server restart, a network cut): its backend is terminated.
+        // The export's connection is lost (a server restart, a network cut): its backend is terminated, once it
+        // waits for its client (the batch read ahead is in).
+        await expect
+          .poll(
+            async () =>
+              (
+                await fx.db.query(
+                  `select 1 from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+                )
+              ).length,
+          )
+          .toBe(1);
         const killed = await fx.db.query<{ ok: boolean }>(
           `select pg_terminate_backend(pid) as ok from pg_stat_activity
             where datname = current_database() and state like 'idle in transaction%'`,
