@@ -18,8 +18,12 @@ export type DbDriver = "pglite" | "pg" | "vercel";
 // The one database handle of the process, whatever driver is behind it.
 export interface Database extends Executor {
   readonly driver: DbDriver;
-  /** Runs fn inside BEGIN/COMMIT on one connection; ROLLBACK when it throws. */
-  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn inside BEGIN/COMMIT on one connection; ROLLBACK when it throws. `statementTimeoutMs`: its statements may
+   * run that long instead of the pool's bound (background work that reads rows possibly cold: a refresher's batch,
+   * an export's; never what a request waits on alone). PGlite has no bound: the database itself.
+   */
+  transaction<T>(fn: (tx: Executor) => Promise<T>, opts?: { statementTimeoutMs?: number }): Promise<T>;
   /**
    * A handle whose statements may run up to `timeoutMs` instead of the pool's statement bound: for work that is
    * shared and remembered (an exact count of a million rows can take a second cold), never for what a request
@@ -259,9 +263,9 @@ function poolDatabase(
   };
   const named = (config: QueryConfig): Promise<QueryResult> =>
     watched || !config.name ? run(config) : pool.query(config);
-  // One statement of a transaction on its connection.
-  const on = (client: PooledClient, text: string, values?: unknown[]) =>
-    watched ? watched.watchdog.query(client, { text, values }, watched.boundMs) : client.query(text, values);
+  // One statement of a transaction on its connection (under the watchdog's bound, or `boundMs`).
+  const on = (client: PooledClient, text: string, values?: unknown[], boundMs = watched?.boundMs) =>
+    watched ? watched.watchdog.query(client, { text, values }, boundMs!) : client.query(text, values);
   return {
     driver,
     query: async <R>(text: string, params?: readonly unknown[]) => {
@@ -273,8 +277,10 @@ function poolDatabase(
     exec: async (sql) => {
       await run({ text: sql });
     },
-    transaction: async (fn) => {
+    transaction: async (fn, opts) => {
       const client = await pool.connect();
+      const timeoutMs = opts?.statementTimeoutMs;
+      const bound = timeoutMs === undefined ? undefined : timeoutMs + CLIENT_TIMEOUT_GRACE_MS;
       // pg-pool listens to a connection's errors only while it is idle in the pool: a connection lost while a
       // transaction waits between statements (an export held open while its client reads) would emit "error" with
       // no listener, which crashes the process. Logged instead; the transaction's next statement fails with it and
@@ -283,11 +289,13 @@ function poolDatabase(
       client.on?.("error", lost);
       try {
         await on(client, "BEGIN");
+        if (timeoutMs !== undefined)
+          await on(client, `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
         const result = await fn({
           query: async <R>(text: string, params?: readonly unknown[]) =>
-            (await on(client, text, params as unknown[] | undefined)).rows as R[],
+            (await on(client, text, params as unknown[] | undefined, bound)).rows as R[],
           exec: async (sql) => {
-            await on(client, sql);
+            await on(client, sql, undefined, bound);
           },
         });
         await on(client, "COMMIT");

@@ -42,10 +42,14 @@ export const exportEndSchema = z
   .meta({ description: "The last line of an export." });
 export type ExportEnd = z.infer<typeof exportEndSchema>;
 
-// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON (the demo's), one statement
-// under the statement bound (DB_STATEMENT_TIMEOUT_MS, 1 s): 60 ms on the test server warm, 600 ms on rows just bulk
-// loaded (their first read sets hint bits). The memory of an export stays that of one batch whatever its size.
+// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON (the demo's): 60 ms on the
+// test server warm, 600 ms on rows just bulk loaded (their first read sets hint bits), a few ms from products'
+// documents. The memory of an export stays that of two batches (one read ahead) whatever its size.
 export const EXPORT_BATCH = 1_000;
+
+// Longest a statement of an export may run: its batches read rows that may be cold (the million-product
+// organization's first export after a start had a batch canceled at the pool's 1 s bound).
+export const EXPORT_STATEMENT_TIMEOUT_MS = 30_000;
 
 // An export under way: its snapshot's feed head, its next batch, its end.
 export interface ExportSnapshot {
@@ -74,7 +78,7 @@ export async function openExport(
   q: ExportQuery,
   baseUrl: string,
 ): Promise<ExportSnapshot> {
-  const { tx, end } = await holdTransaction(db);
+  const { tx, end } = await holdTransaction(db, { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS });
   try {
     await tx.query("set transaction isolation level repeatable read, read only");
     const { head, floor } = await feedState({ ...ctx, db: tx }, org.id);
@@ -119,6 +123,7 @@ export async function openExport(
 // `end`. `end(error)` rolls it back and drops the connection; `end()` commits (nothing was written).
 function holdTransaction(
   db: Pick<Database, "transaction">,
+  opts: { statementTimeoutMs: number },
 ): Promise<{ tx: Executor; end: (error?: unknown) => Promise<void> }> {
   return new Promise((resolve, reject) => {
     let release!: (error: unknown) => void;
@@ -135,7 +140,7 @@ function holdTransaction(
       });
       const error = await released;
       if (error !== undefined) throw error;
-    });
+    }, opts);
     done.catch((err: unknown) => {
       if (!opened) reject(err);
     });

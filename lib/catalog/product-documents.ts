@@ -13,6 +13,10 @@ import { selectionSql, type Selection } from "./sql";
 // Events after the mark a reader checks at most: beyond them the refresher is far behind, and products are read anew.
 export const DOCUMENT_CHECK_MAX = 50_000;
 
+// Longest a statement of the refresher may run: a batch read cold (rows just loaded, a database just started) takes
+// seconds where the pool's bound is one (seen on the million-product organization: every first batch canceled).
+export const DOCUMENT_STATEMENT_TIMEOUT_MS = 30_000;
+
 // Products a refresher's transaction writes at most (a batch of a build; changes past it start a build).
 export const DOCUMENT_BATCH = 2_000;
 
@@ -139,81 +143,84 @@ export async function refreshProductDocuments(
   baseUrl: string,
   batch = DOCUMENT_BATCH,
 ): Promise<RefreshStep> {
-  return db.transaction(async (tx) => {
-    await tx.query("set transaction isolation level repeatable read");
-    const [lock] = await tx.query<{ locked: boolean }>(
-      "select pg_try_advisory_xact_lock(hashtext('catalog_product_documents'), hashtext($1)) as locked",
-      [org.id],
-    );
-    if (!lock?.locked) return "busy";
-    const [state] = await tx.query<{ head: string; floor: string }>(
-      `select coalesce((select head from catalog_change_heads where org_id = $1), 0)::text as head,
+  return db.transaction(
+    async (tx) => {
+      await tx.query("set transaction isolation level repeatable read");
+      const [lock] = await tx.query<{ locked: boolean }>(
+        "select pg_try_advisory_xact_lock(hashtext('catalog_product_documents'), hashtext($1)) as locked",
+        [org.id],
+      );
+      if (!lock?.locked) return "busy";
+      const [state] = await tx.query<{ head: string; floor: string }>(
+        `select coalesce((select head from catalog_change_heads where org_id = $1), 0)::text as head,
               coalesce((select floor from catalog_change_floors where org_id = $1), 0)::text as floor`,
-      [org.id],
-    );
-    const { head, floor } = state!;
-    const inTx: CatalogContext = { ...ctx, db: tx };
-    const write = async (lines: ProductLine[]) => {
-      if (lines.length === 0) return;
-      await tx.query(
-        `insert into catalog_product_documents (org_id, id, cursor, body)
+        [org.id],
+      );
+      const { head, floor } = state!;
+      const inTx: CatalogContext = { ...ctx, db: tx };
+      const write = async (lines: ProductLine[]) => {
+        if (lines.length === 0) return;
+        await tx.query(
+          `insert into catalog_product_documents (org_id, id, cursor, body)
          select $1, t.id, $2::bigint, t.body from unnest($3::text[], $4::text[]) t(id, body)
          on conflict (org_id, id) do update set cursor = excluded.cursor, body = excluded.body`,
-        [org.id, head, lines.map((l) => l.id), lines.map((l) => l.json)],
-      );
-    };
-    const setMark = (m: Partial<Mark>) =>
-      tx.query(
-        `insert into catalog_product_document_marks (org_id, base_url, mark, build_after, build_mark)
+          [org.id, head, lines.map((l) => l.id), lines.map((l) => l.json)],
+        );
+      };
+      const setMark = (m: Partial<Mark>) =>
+        tx.query(
+          `insert into catalog_product_document_marks (org_id, base_url, mark, build_after, build_mark)
          values ($1, $2, $3::bigint, $4, $5::bigint)
          on conflict (org_id) do update set base_url = excluded.base_url, mark = excluded.mark,
            build_after = excluded.build_after, build_mark = excluded.build_mark`,
-        [org.id, baseUrl, m.mark ?? null, m.build_after ?? null, m.build_mark ?? null],
-      );
-    let [m] = await tx.query<Mark>(
-      `select mark::text as mark, base_url, build_after, build_mark::text as build_mark
+          [org.id, baseUrl, m.mark ?? null, m.build_after ?? null, m.build_mark ?? null],
+        );
+      let [m] = await tx.query<Mark>(
+        `select mark::text as mark, base_url, build_after, build_mark::text as build_mark
          from catalog_product_document_marks where org_id = $1`,
-      [org.id],
-    );
-    // Documents that cannot be checked (another base URL in their links, or events after their mark pruned) are
-    // used no more (mark null) until a build has written every product's again: one of a deleted product stays, never
-    // read (a reader starts from the products). A first build begins with none.
-    if (!m || m.base_url !== baseUrl || (m.mark !== null && BigInt(floor) > BigInt(m.mark))) {
-      m = { mark: null, base_url: baseUrl, build_after: "", build_mark: head };
-      await setMark(m);
-    }
-    if (m.build_after !== null) {
-      const lines = await fresh(inTx, org, { after: m.build_after, limit: batch }, baseUrl);
-      await write(lines);
-      // The build's last batch: every product had its document written after build_mark, so the mark is that.
-      if (lines.length < batch) await setMark({ mark: m.build_mark });
-      else await setMark({ ...m, build_after: lines[lines.length - 1]!.id });
+        [org.id],
+      );
+      // Documents that cannot be checked (another base URL in their links, or events after their mark pruned) are
+      // used no more (mark null) until a build has written every product's again: one of a deleted product stays, never
+      // read (a reader starts from the products). A first build begins with none.
+      if (!m || m.base_url !== baseUrl || (m.mark !== null && BigInt(floor) > BigInt(m.mark))) {
+        m = { mark: null, base_url: baseUrl, build_after: "", build_mark: head };
+        await setMark(m);
+      }
+      if (m.build_after !== null) {
+        const lines = await fresh(inTx, org, { after: m.build_after, limit: batch }, baseUrl);
+        await write(lines);
+        // The build's last batch: every product had its document written after build_mark, so the mark is that.
+        if (lines.length < batch) await setMark({ mark: m.build_mark });
+        else await setMark({ ...m, build_after: lines[lines.length - 1]!.id });
+        return "wrote";
+      }
+      if (BigInt(head) <= BigInt(m.mark!)) return "idle";
+      const changed = await changedAfter(tx, org.id, m.mark!, batch * 10);
+      // Too many changes for one step: a build rewrites every document, batch by batch; readers meanwhile check the
+      // changes after the old mark (too many: they read products anew).
+      if (!changed) {
+        await setMark({ mark: m.mark, build_after: "", build_mark: head });
+        return "wrote";
+      }
+      const ids = [...changed.keys()].sort();
+      for (let i = 0; i < ids.length; i += batch) {
+        const part = ids.slice(i, i + batch);
+        const lines = await fresh(inTx, org, { ids: part }, baseUrl);
+        await write(lines);
+        const present = new Set(lines.map((l) => l.id));
+        const gone = part.filter((id) => !present.has(id));
+        if (gone.length)
+          await tx.query("delete from catalog_product_documents where org_id = $1 and id = any($2::text[])", [
+            org.id,
+            gone,
+          ]);
+      }
+      await setMark({ mark: head });
       return "wrote";
-    }
-    if (BigInt(head) <= BigInt(m.mark!)) return "idle";
-    const changed = await changedAfter(tx, org.id, m.mark!, batch * 10);
-    // Too many changes for one step: a build rewrites every document, batch by batch; readers meanwhile check the
-    // changes after the old mark (too many: they read products anew).
-    if (!changed) {
-      await setMark({ mark: m.mark, build_after: "", build_mark: head });
-      return "wrote";
-    }
-    const ids = [...changed.keys()].sort();
-    for (let i = 0; i < ids.length; i += batch) {
-      const part = ids.slice(i, i + batch);
-      const lines = await fresh(inTx, org, { ids: part }, baseUrl);
-      await write(lines);
-      const present = new Set(lines.map((l) => l.id));
-      const gone = part.filter((id) => !present.has(id));
-      if (gone.length)
-        await tx.query("delete from catalog_product_documents where org_id = $1 and id = any($2::text[])", [
-          org.id,
-          gone,
-        ]);
-    }
-    await setMark({ mark: head });
-    return "wrote";
-  });
+    },
+    { statementTimeoutMs: DOCUMENT_STATEMENT_TIMEOUT_MS },
+  );
 }
 
 // How often the refresher looks for organizations whose documents are behind their feed (one statement for all).

@@ -214,4 +214,31 @@ describe("database timeouts (Postgres server behind a relay)", () => {
       await direct.close();
     }
   });
+  it("a transaction with its own statement bound (a refresher's, an export's): its statements run past the pool's, up to its own", async () => {
+    const direct = await openPg(t.url, { max: 1, connectTimeoutMs: 1000, statementTimeoutMs: 200 });
+    try {
+      await expect(direct.transaction((tx) => tx.query("select pg_sleep(0.5), 1 as one"))).rejects.toThrow(
+        /statement timeout/,
+      );
+      await expect(
+        direct.transaction(
+          async (tx) => [
+            ...(await tx.query("select pg_sleep(0.5), 1 as one")),
+            ...(await tx.query("select pg_sleep(0.4), 2 as one")),
+          ],
+          { statementTimeoutMs: 2000 },
+        ),
+      ).resolves.toEqual([
+        { pg_sleep: "", one: 1 },
+        { pg_sleep: "", one: 2 },
+      ]);
+      await expect(
+        direct.transaction((tx) => tx.query("select pg_sleep(0.6)"), { statementTimeoutMs: 300 }),
+      ).rejects.toThrow(/statement timeout/);
+      // The pool's bound again after it (SET LOCAL ended with its transaction).
+      await expect(direct.query("select pg_sleep(0.5)")).rejects.toThrow(/statement timeout/);
+    } finally {
+      await direct.close();
+    }
+  });
 });
