@@ -4,7 +4,7 @@ import { CursorError } from "./catalog-errors";
 import type { ChangeSignals } from "./change-signals";
 import type { CatalogContext } from "./context";
 import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "./items";
-import { documentView, readProductLines } from "./product-documents";
+import { documentView, FEED_CHECK_MAX, readProductLines } from "./product-documents";
 import { cursorParam, defineQuery, enumListParam, integerParam, type QueryOf } from "./list-query-grammar";
 
 // The change feed (issue 24, migration 0016): the organization's log of the objects whose public shape changed, in
@@ -156,7 +156,7 @@ export async function readChanges(
               org,
               { ids },
               baseUrl,
-              await documentView(ctx.db, org.id, baseUrl, pruned),
+              await documentView(ctx.db, org.id, baseUrl, pruned, FEED_CHECK_MAX),
             )
           ).map((l) => JSON.parse(l.json) as Item)
         : await ITEM_READERS[type](ctx, org, { ids }, baseUrl);

@@ -10,14 +10,19 @@ import { selectionSql, type Selection } from "./sql";
 // reader's own snapshot: no event of its product after the document's cursor. Whatever the refresher's delay, a
 // reader serves what a fresh read would.
 
-// Events after the mark a reader checks at most: beyond them the refresher is far behind, and products are read anew.
+// Events after the mark a reader checks at most (an export: once; a feed page: FEED_CHECK_MAX, each page): beyond
+// them the refresher is far behind, and products are read anew.
 export const DOCUMENT_CHECK_MAX = 50_000;
+export const FEED_CHECK_MAX = 5_000;
 
 // Longest a statement of the refresher may run: a batch read cold (rows just loaded, a database just started) takes
 // seconds where the pool's bound is one (seen on the million-product organization: every first batch canceled).
 export const DOCUMENT_STATEMENT_TIMEOUT_MS = 30_000;
 
-// Products a refresher's transaction writes at most (a batch of a build; changes past it start a build).
+// Events after the mark from which a build is cheaper than rewriting each changed product's document.
+export const DOCUMENT_REBUILD_EVENTS = 200_000;
+
+// Products a refresher's transaction writes at most.
 export const DOCUMENT_BATCH = 2_000;
 
 // What a reader knows of an organization's documents in its snapshot: the products changed after the mark, with the
@@ -61,13 +66,14 @@ export async function documentView(
   orgId: string,
   baseUrl: string,
   floor: string,
+  maxEvents = DOCUMENT_CHECK_MAX,
 ): Promise<DocumentView | undefined> {
   const [m] = await db.query<{ mark: string | null; base_url: string }>(
     "select mark::text as mark, base_url from catalog_product_document_marks where org_id = $1",
     [orgId],
   );
   if (!m || m.mark === null || m.base_url !== baseUrl || BigInt(floor) > BigInt(m.mark)) return undefined;
-  const changed = await changedAfter(db, orgId, m.mark, DOCUMENT_CHECK_MAX);
+  const changed = await changedAfter(db, orgId, m.mark, maxEvents);
   return changed && { changed };
 }
 
@@ -142,6 +148,7 @@ export async function refreshProductDocuments(
   org: { id: string; slug: string },
   baseUrl: string,
   batch = DOCUMENT_BATCH,
+  rebuildEvents = DOCUMENT_REBUILD_EVENTS,
 ): Promise<RefreshStep> {
   return db.transaction(
     async (tx) => {
@@ -196,26 +203,52 @@ export async function refreshProductDocuments(
         return "wrote";
       }
       if (BigInt(head) <= BigInt(m.mark!)) return "idle";
-      const changed = await changedAfter(tx, org.id, m.mark!, batch * 10);
-      // Too many changes for one step: a build rewrites every document, batch by batch; readers meanwhile check the
-      // changes after the old mark (too many: they read products anew).
-      if (!changed) {
+      // Too many changes since the mark: a build rewrites every document, batch by batch (cheaper than checking
+      // each change); readers meanwhile check the changes after the old mark (too many: they read products anew).
+      const [many] = await tx.query<{ n: number }>(
+        `select count(*)::int as n from (
+           select 1 from catalog_change_commits cm
+             join catalog_changes ch
+               on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
+            where cm.org_id = $1 and cm.last_cursor > $2::bigint and ch.type = 'products'
+            limit $3) e`,
+        [org.id, m.mark, rebuildEvents],
+      );
+      if (many!.n >= rebuildEvents) {
         await setMark({ mark: m.mark, build_after: "", build_mark: head });
         return "wrote";
       }
-      const ids = [...changed.keys()].sort();
-      for (let i = 0; i < ids.length; i += batch) {
-        const part = ids.slice(i, i + batch);
-        const lines = await fresh(inTx, org, { ids: part }, baseUrl);
-        await write(lines);
-        const present = new Set(lines.map((l) => l.id));
-        const gone = part.filter((id) => !present.has(id));
-        if (gone.length)
-          await tx.query("delete from catalog_product_documents where org_id = $1 and id = any($2::text[])", [
-            org.id,
-            gone,
-          ]);
-      }
+      // The next batch of products whose document is older than their last change (or missing while the product
+      // is there; or there while the product is not), in id order. Each step rewrites its batch at its head, so
+      // what it did drops out of the next step's; the step that finds less than a batch has seen every change up
+      // to its head: that is the mark.
+      const due = await tx.query<{ id: string }>(
+        `with e as (
+           select ch.id, max(cm.first_cursor + (ch.ordinal - cm.ord_from)) as cursor
+             from catalog_change_commits cm
+             join catalog_changes ch
+               on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
+            where cm.org_id = $1 and cm.last_cursor > $2::bigint and ch.type = 'products'
+            group by ch.id)
+         select e.id from e
+           left join catalog_product_documents d on d.org_id = $1 and d.id = e.id
+          where d.cursor < e.cursor
+             or (d.cursor is null and exists (select 1 from products p where p.org_id = $1 and p.id = e.id))
+          order by e.id
+          limit $3`,
+        [org.id, m.mark, batch],
+      );
+      const ids = due.map((r) => r.id);
+      const lines = await fresh(inTx, org, { ids }, baseUrl);
+      await write(lines);
+      const present = new Set(lines.map((l) => l.id));
+      const gone = ids.filter((id) => !present.has(id));
+      if (gone.length)
+        await tx.query("delete from catalog_product_documents where org_id = $1 and id = any($2::text[])", [
+          org.id,
+          gone,
+        ]);
+      if (ids.length === batch) return "wrote";
       await setMark({ mark: head });
       return "wrote";
     },

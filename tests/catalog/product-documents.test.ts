@@ -119,14 +119,29 @@ describe.each(["pglite", "pg"] as const)("products' documents on %s", (driver) =
     expect(await refreshProductDocuments(fx.db, ctx, org, base)).toBe("idle");
   });
 
-  it("more changes than a step takes start a build; readers stay exact meanwhile", async () => {
+  it("changes are rewritten a batch per step, the mark moved by the step that finds less; readers stay exact meanwhile", async () => {
+    const before = (await mark())!.mark;
     for (let i = 0; i < 25; i++)
       await applyChange(fx.db, org.id, { kind: "relabel", pick: i * 13, salt: 900 + i });
-    // A batch of 2: more than 10 batches of changes is a build.
-    expect(await refreshProductDocuments(fx.db, ctx, org, base, 2)).toBe("wrote");
+    await applyChange(fx.db, org.id, { kind: "delete", pick: 11, salt: 1 });
+    let steps = 0;
+    while ((await refreshProductDocuments(fx.db, ctx, org, base, 4)) === "wrote") {
+      steps++;
+      if ((await mark())!.mark === before) await expectSameAsFresh();
+    }
+    // 26 products in batches of 4: six full batches, then the one that finds less and moves the mark.
+    expect(steps).toBe(7);
+    expect((await mark())!.mark).toBe(await head());
+    await expectSameAsFresh();
+  });
+
+  it("more changes than rewriting each is worth start a build; readers stay exact meanwhile", async () => {
+    for (let i = 0; i < 12; i++)
+      await applyChange(fx.db, org.id, { kind: "value", pick: i * 5, salt: 300 + i });
+    expect(await refreshProductDocuments(fx.db, ctx, org, base, 40, 10)).toBe("wrote");
     expect((await mark())?.build_after).toBe("");
     await expectSameAsFresh();
-    for (let i = 0; i < 5; i++) await refreshProductDocuments(fx.db, ctx, org, base, 40);
+    for (let i = 0; i < 5; i++) await refreshProductDocuments(fx.db, ctx, org, base, 40, 10);
     await expectSameAsFresh();
     while ((await refreshProductDocuments(fx.db, ctx, org, base)) === "wrote");
     expect((await mark())?.build_after).toBeNull();
