@@ -220,6 +220,44 @@ describe.each(["pglite", "pg"] as const)("the change log on %s", (driver: Driver
     ).toEqual(["products/p2"]);
   });
 
+  it("one event for an object its transaction notes again at once (a product, then its values, then its media link); again after a savepoint rolled back", async () => {
+    const events = async (change: () => Promise<unknown>) => {
+      const before = await head(A);
+      await change();
+      return (await eventsAfter(A, before)).map((e) => `${e[1]}/${e[2]}`);
+    };
+    expect(
+      await events(() =>
+        db.transaction(async (tx) => {
+          await tx.query("update products set label = 'une' where id = $1", [`${A}_p1`]);
+          await tx.query(`update product_values set value = '"S"' where product_id = $1`, [`${A}_p1`]);
+          await tx.query("update products set status = 'archived' where id = $1", [`${A}_p1`]);
+        }),
+      ),
+    ).toEqual(["products/p1"]);
+    // Another object between two notes of one: each note its event.
+    expect(
+      await events(() =>
+        db.transaction(async (tx) => {
+          await tx.query("update products set label = 'deux' where id = $1", [`${A}_p1`]);
+          await tx.query("update products set label = 'deux' where id = $1", [`${A}_p2`]);
+          await tx.query("update products set status = 'draft' where id = $1", [`${A}_p1`]);
+        }),
+      ),
+    ).toEqual(["products/p1", "products/p2", "products/p1"]);
+    // A savepoint rolled back takes its note back, and what it had passed over is noted.
+    expect(
+      await events(() =>
+        db.transaction(async (tx) => {
+          await tx.exec("savepoint s");
+          await tx.query("update products set label = 'trois' where id = $1", [`${A}_p1`]);
+          await tx.exec("rollback to savepoint s");
+          await tx.query("update products set label = 'trois' where id = $1", [`${A}_p1`]);
+        }),
+      ),
+    ).toEqual(["products/p1"]);
+  });
+
   it("one transaction over two organizations: each gets its own contiguous cursors", async () => {
     const [a, b] = [await head(A), await head(B)];
     await db.transaction(async (tx) => {
