@@ -12,7 +12,8 @@
 //   DEMO_SEED=never PUBLIC_API_PREVIEW=details,export PORT=3410 HOSTNAME=127.0.0.1 node scripts/serve.mjs
 // Environment: BENCH_URL (http://127.0.0.1:3410), BENCH_KEY (a key of the organization with products:read),
 // BENCH_SERVER_PID (the server's pid: RSS sampled; none: no RSS), BENCH_DATABASE_URL (optional: the export's count and
-// cursor checked against the organization's products and feed head), BENCH_WALKERS (4), BENCH_TAG (a file suffix),
+// cursor checked against the organization's products and feed head; the products' documents waited for),
+// BENCH_DOCUMENTS_WAIT_S (600), BENCH_WALKERS (4), BENCH_TAG (a file suffix),
 // BENCH_RESULTS (the results' folder, bench/results), BENCH_MIRROR_PAGES (the paging mirror's pages at most; all).
 import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -227,6 +228,38 @@ async function catalogOfKey(): Promise<{ slug: string; products: number; head: s
   }
 }
 
+// The organization's products' documents (migration 0019): whether the server's refresher has brought them up to the
+// feed's head (an export then reads each product from its document); waits for it up to BENCH_DOCUMENTS_WAIT_S (600)
+// seconds, as a server just started on a million products builds them for a minute or two.
+async function documentsCurrent(): Promise<
+  { current: boolean; mark: string | null; head: string } | undefined
+> {
+  if (!env.BENCH_DATABASE_URL) return undefined;
+  const client = new pg.Client({ connectionString: env.BENCH_DATABASE_URL });
+  await client.connect();
+  const until = Date.now() + Number(env.BENCH_DOCUMENTS_WAIT_S ?? 600) * 1000;
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ mark: string | null; head: string; building: boolean }>(
+        `select m.mark::text as mark, m.build_after is not null as building,
+                coalesce((select head::text from catalog_change_heads h where h.org_id = k.org_id), '0') as head
+           from api_keys k left join catalog_product_document_marks m on m.org_id = k.org_id
+          where k.key_hash = $1`,
+        [hashApiKey(KEY)],
+      );
+      const r = rows[0];
+      const current = !!r && r.mark === r.head && !r.building;
+      if (current || Date.now() > until) return r && { current, mark: r.mark, head: r.head };
+      log(
+        `waiting for the documents: mark ${r?.mark ?? "none"}, head ${r?.head}${r?.building ? ", building" : ""}`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 function table(r: { export: Measure; paging: Measure }): string {
   const row = (name: string, m: Measure) =>
     `| ${name} | ${m.products} | ${m.seconds} | ${m.productsPerSecond} | ${m.firstByteMs} | ${m.requests} | ${mb(m.wireBytes)} | ${mb(m.decodedBytes)} | ${m.rssBeforeMb ?? "—"} | ${m.rssPeakMb ?? "—"} |`;
@@ -247,6 +280,11 @@ async function main(): Promise<void> {
         ? `, organization ${catalog.slug}: ${catalog.products} products, feed head ${catalog.head}`
         : ""),
   );
+  const documents = await documentsCurrent();
+  if (documents)
+    log(
+      `products' documents: ${documents.current ? "current" : "NOT current"} (mark ${documents.mark}, head ${documents.head})`,
+    );
   const loadBefore = os.loadavg().map((n) => round(n, 2));
   log("export …");
   const exported = await measureExport();
@@ -284,6 +322,7 @@ async function main(): Promise<void> {
       node: process.version,
     },
     settings: { walkers: WALKERS, perPage: PER_PAGE, rssEveryMs: SERVER_PID ? RSS_EVERY_MS : undefined },
+    documents,
     export: exported,
     paging,
   };
@@ -292,7 +331,7 @@ async function main(): Promise<void> {
   const md = [
     `# Export benchmark ${date}`,
     "",
-    `Server ${results.server}${catalog ? `, organization \`${catalog.slug}\` (${catalog.products} products)` : ""} · ${results.machine.cpus} CPUs · load before ${loadBefore.join(" / ")}, after ${results.machine.loadAfter.join(" / ")} · gzip asked for on every request.`,
+    `Server ${results.server}${catalog ? `, organization \`${catalog.slug}\` (${catalog.products} products)` : ""} · ${results.machine.cpus} CPUs · load before ${loadBefore.join(" / ")}, after ${results.machine.loadAfter.join(" / ")} · gzip asked for on every request${documents ? ` · products' documents ${documents.current ? "current" : "not current"} at the start (mark ${documents.mark}, feed head ${documents.head})` : ""}.`,
     "",
     table(results),
     "",
