@@ -1,5 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
+import { BackgroundTimer } from "@/lib/background-timer";
 
 // Most events one call of catalog_changes_prune deletes (migration 0017): one short transaction each.
 export const PRUNE_BATCH = 1_000;
@@ -23,35 +24,29 @@ export async function pruneChanges(db: Queryable, keepDays: number, batch = PRUN
   }
 }
 
-// The runtime's retention timer: runs `prune` a minute after start, then 10 minutes after each run ends (a long run
-// never overlaps the next). A failure is logged and the next run comes as planned; the timer never keeps the process
-// alive.
+// The runtime's retention: runs `prune` a minute after start, then 10 minutes after each run ends (BackgroundTimer).
+// A failure is logged and the next run comes as planned.
 export class ChangeRetention {
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly timer: BackgroundTimer;
 
   constructor(
     private readonly prune: () => Promise<number>,
-    private readonly timing: { firstMs: number; everyMs: number } = {
+    timing: { firstMs: number; everyMs: number } = {
       firstMs: RETENTION_FIRST_MS,
       everyMs: RETENTION_EVERY_MS,
     },
-  ) {}
+  ) {
+    this.timer = new BackgroundTimer(() => this.runOnce(), timing);
+  }
 
   /** Plans the first run (once; a second start does nothing). */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(this.timing.firstMs);
+    this.timer.start();
   }
 
   /** Cancels the next run and waits for one under way. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.timer.stop();
   }
 
   /** One run now: how many events were pruned (0 after a failure, which is logged). */
@@ -64,16 +59,5 @@ export class ChangeRetention {
       console.error("[changes] retention failed; it runs again later:", (err as Error).message);
       return 0;
     }
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().then(() => {
-        this.running = undefined;
-        this.schedule(this.timing.everyMs);
-      });
-    }, ms);
-    this.timer.unref();
   }
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Database, Queryable } from "@/db/client";
+import { BackgroundTimer } from "@/lib/background-timer";
 import type { CatalogContext } from "./context";
 import { readProductDetails } from "./product-detail";
 import { selectionSql, type Selection } from "./sql";
@@ -268,48 +269,40 @@ const DUE_SQL = `select o.id, o.slug
  where m.org_id is null or m.base_url <> $1 or m.build_after is not null or coalesce(h.head, 0) > coalesce(m.mark, -1)
  order by o.id`;
 
-// The runtime's refresher: every REFRESH_EVERY_MS, the organizations due, each brought up to its head by steps
-// (refreshProductDocuments), the event loop given back between steps so that requests go on during a build. A
-// failure is logged and the next tick tries again; the timer never keeps the process alive.
+// The runtime's refresher: every REFRESH_EVERY_MS (BackgroundTimer), the organizations due, each brought up to its
+// head by steps (refreshProductDocuments), the event loop given back between steps so that requests go on during a
+// build. A failure is logged and the next tick tries again.
 export class DocumentRefresher {
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  /** stop() was called: a tick under way ends after its current step. */
-  private halted = false;
+  private readonly timer: BackgroundTimer;
 
   constructor(
     private readonly open: () => Promise<Database>,
     private readonly ctx: () => Promise<CatalogContext>,
     private readonly baseUrl: string,
-    private readonly everyMs = REFRESH_EVERY_MS,
-  ) {}
+    everyMs = REFRESH_EVERY_MS,
+  ) {
+    this.timer = new BackgroundTimer(() => this.runOnce(), { firstMs: 0, everyMs });
+  }
 
   /** Plans the first tick (once; a second start does nothing). */
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.halted = false;
-    this.schedule(0);
+    this.timer.start();
   }
 
-  /** Cancels the next tick and waits for one under way. */
+  /** Cancels the next tick and waits for one under way (which ends after its current step). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.halted = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.timer.stop();
   }
 
-  /** One tick now: every organization due brought up to its head (steps taken; 0 after a failure, logged). */
+  /** One tick now: every organization due brought up to its head (steps taken; after a failure, logged, those so far). */
   async runOnce(): Promise<number> {
     let steps = 0;
     try {
       const db = await this.open();
       const ctx = await this.ctx();
       for (const org of await db.query<{ id: string; slug: string }>(DUE_SQL, [this.baseUrl])) {
-        while (!this.halted) {
+        // Ends early once the timer is stopped (the runtime closes).
+        while (!this.timer.stopping) {
           const step = await refreshProductDocuments(db, ctx, org, this.baseUrl);
           if (step !== "wrote") break;
           steps++;
@@ -320,16 +313,5 @@ export class DocumentRefresher {
       console.error("[documents] refresh failed; it runs again later:", (err as Error).message);
     }
     return steps;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().then(() => {
-        this.running = undefined;
-        this.schedule(this.everyMs);
-      });
-    }, ms);
-    this.timer.unref();
   }
 }
