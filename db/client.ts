@@ -38,6 +38,8 @@ export interface Database extends Executor {
     onStatus?: ListenStatus,
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** PGlite only: the embedded instance itself, for a library that drives it directly (the webhooks' job queue). */
+  readonly embedded?: unknown;
 }
 
 // Whether a subscription receives its channel's notifications now (true once listening, false when the connection
@@ -137,6 +139,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
       return () => unlisten();
     },
     close: () => pg.close(),
+    embedded: pg,
   };
 }
 

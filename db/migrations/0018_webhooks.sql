@@ -47,6 +47,8 @@ create table if not exists webhook_deliveries (
   op text not null,
   body text not null,
   state text not null default 'pending',
+  -- The pg-boss job of the attempts under way (its start_after is when the next retry runs).
+  job_id text,
   attempts integer not null default 0,
   last_status integer,
   next_attempt_at timestamptz,
