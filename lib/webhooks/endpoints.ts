@@ -19,8 +19,14 @@ export const DELIVERY_STATES = ["pending", "delivered", "failed", "skipped"] as 
 export const endpointInputSchema = z.object({
   url: z.string().trim().min(1).max(2000),
   description: z.string().trim().max(500).default(""),
-  types: z.array(z.enum(MIRRORED)).min(1).default([...MIRRORED]),
-  ops: z.array(z.enum(WEBHOOK_OPS)).min(1).default([...WEBHOOK_OPS]),
+  types: z
+    .array(z.enum(MIRRORED))
+    .min(1)
+    .default([...MIRRORED]),
+  ops: z
+    .array(z.enum(WEBHOOK_OPS))
+    .min(1)
+    .default([...WEBHOOK_OPS]),
   enabled: z.boolean().default(true),
 });
 export type EndpointInput = z.output<typeof endpointInputSchema>;

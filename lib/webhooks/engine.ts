@@ -364,7 +364,9 @@ export class WebhookEngine {
     );
     if (!d) return undefined;
     if (!d.enabled) {
-      await db.query(`update webhook_deliveries set state = 'skipped', updated_at = now() where id = $1`, [d.id]);
+      await db.query(`update webhook_deliveries set state = 'skipped', updated_at = now() where id = $1`, [
+        d.id,
+      ]);
       return undefined;
     }
     const outcome = await this.send(d.endpoint_id, d.url, d.event_id, d.body);
@@ -431,13 +433,26 @@ export async function logAttempt(
   await tx.query(
     `insert into webhook_attempts (delivery_id, endpoint_id, attempt, ok, status, error, latency_ms, body_start)
      values ($1, $2, (select count(*) + 1 from webhook_attempts where delivery_id = $1), $3, $4, $5, $6, $7)`,
-    [deliveryId, endpointId, o.ok, o.status ?? null, o.ok ? null : (o.error ?? null), o.latencyMs, o.bodyStart],
+    [
+      deliveryId,
+      endpointId,
+      o.ok,
+      o.status ?? null,
+      o.ok ? null : (o.error ?? null),
+      o.latencyMs,
+      o.bodyStart,
+    ],
   );
 }
 
 // Switches off an endpoint whose delivery failed every attempt of the schedule, with an audit entry (the console
 // shows a banner while it is off for that reason).
-async function disableFailing(tx: Queryable, orgId: string, endpointId: string, deliveryId: string): Promise<void> {
+async function disableFailing(
+  tx: Queryable,
+  orgId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<void> {
   const [e] = await tx.query<{ url: string }>(
     `update webhook_endpoints set enabled = false, disabled_reason = 'failing', disabled_at = now(), updated_at = now()
       where id = $1 and enabled returning url`,

@@ -48,7 +48,9 @@ describe.each(["pglite", "pg"] as const)("webhook delivery on %s", (driver) => {
     const ep = await registerEndpoint(h, r.url);
     const ids = await addCategories(h, 3);
     await waitFor(() => r.got.length >= 3, "3 deliveries");
-    const bodies = r.got.map((g) => JSON.parse(g.body) as { cursor: string; type: string; id: string; op: string });
+    const bodies = r.got.map(
+      (g) => JSON.parse(g.body) as { cursor: string; type: string; id: string; op: string },
+    );
     expect(bodies.map((b) => b.id).sort()).toEqual([...ids].sort());
     for (const [i, g] of r.got.entries()) {
       const b = bodies[i]!;
@@ -68,9 +70,9 @@ describe.each(["pglite", "pg"] as const)("webhook delivery on %s", (driver) => {
     expect(r.got).toHaveLength(3);
     const log = await listDeliveries(h.db, h.orgId, ep.id, { limit: 50 }, { jobs: true });
     expect(log.map((d) => d.state)).toEqual(["delivered", "delivered", "delivered"]);
-    expect(log.every((d) => d.log.length === 1 && d.log[0]!.status === 200 && d.log[0]!.bodyStart === "ok")).toBe(
-      true,
-    );
+    expect(
+      log.every((d) => d.log.length === 1 && d.log[0]!.status === 200 && d.log[0]!.bodyStart === "ok"),
+    ).toBe(true);
   });
 
   it("retries an endpoint that answered 500, and the retry delivers", async () => {
@@ -126,7 +128,8 @@ describe.each(["pglite", "pg"] as const)("webhook delivery on %s", (driver) => {
     // Down for a while: the first attempts fail (connection refused), then it comes back on the same port.
     await waitFor(
       async () =>
-        (await h.db.query(`select 1 from webhook_attempts where endpoint_id = $1 and not ok`, [ep.id])).length >= 3,
+        (await h.db.query(`select 1 from webhook_attempts where endpoint_id = $1 and not ok`, [ep.id]))
+          .length >= 3,
       "failed attempts while down",
     );
     const back = await receiver(port);
@@ -134,15 +137,21 @@ describe.each(["pglite", "pg"] as const)("webhook delivery on %s", (driver) => {
     await waitFor(
       () =>
         ids.every((id) =>
-          back.got.some((g) => (JSON.parse(g.body) as { item?: { label?: string } }).item?.label === `round 3 ${id}`),
+          back.got.some(
+            (g) => (JSON.parse(g.body) as { item?: { label?: string } }).item?.label === `round 3 ${id}`,
+          ),
         ),
       "each object's last state delivered",
       30_000,
     );
     await waitFor(
       async () =>
-        (await h.db.query(`select 1 from webhook_deliveries where endpoint_id = $1 and state <> 'delivered'`, [ep.id]))
-          .length === 0,
+        (
+          await h.db.query(
+            `select 1 from webhook_deliveries where endpoint_id = $1 and state <> 'delivered'`,
+            [ep.id],
+          )
+        ).length === 0,
       "no delivery left pending",
     );
     const events = back.got.map((g) => JSON.parse(g.body) as { cursor: string; id: string });
@@ -165,7 +174,8 @@ describe.each(["pglite", "pg"] as const)("webhook delivery on %s", (driver) => {
     await addCategories(h, 1);
     await waitFor(
       async () =>
-        (await h.db.query(`select 1 from webhook_endpoints where id = $1 and not enabled`, [ep.id])).length === 1,
+        (await h.db.query(`select 1 from webhook_endpoints where id = $1 and not enabled`, [ep.id]))
+          .length === 1,
       "the endpoint switched off",
       30_000,
     );

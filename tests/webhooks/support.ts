@@ -58,7 +58,13 @@ export async function openHookDb(driver: "pglite" | "pg", env: Record<string, st
 
 // A catalog context on a database (what the dispatcher reads the feed with).
 export function catalogOf(db: Database): CatalogContext {
-  return { db, counting: db, counts: new CountCache(), anchors: new AnchorCache(), versions: new VersionReads() };
+  return {
+    db,
+    counting: db,
+    counts: new CountCache(),
+    anchors: new AnchorCache(),
+    versions: new VersionReads(),
+  };
 }
 
 // An engine on the test database, fast schedule: retries after ~1 s, 2 s, short attempt timeouts.
@@ -171,7 +177,11 @@ export async function startReceiver(port = 0): Promise<Receiver> {
 }
 
 // Waits until cond() holds (checked every 50 ms), or fails after timeoutMs saying what it waited for.
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await cond()) return;
