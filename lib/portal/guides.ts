@@ -230,9 +230,14 @@ interface PreviewVersion {
   description: string;
 }
 
-// The guides in reading order; each body is lib/portal/guides/<slug>.md. A guide of a preview feature is listed only
-// while that feature is on.
-const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature; previewVersion?: PreviewVersion })[] = [
+// The guides in reading order; each body is lib/portal/guides/<slug>.md (or <file>.md). A guide of a preview feature
+// is listed only while that feature is on.
+const GUIDES: (Omit<Guide, "markdown"> & {
+  preview?: PreviewFeature;
+  previewVersion?: PreviewVersion;
+  /** The markdown file's name without `.md` when it is not the slug: `<slug>.preview`, a guide that only a preview has. */
+  file?: string;
+})[] = [
   {
     slug: "getting-started",
     title: "Getting started",
@@ -269,6 +274,14 @@ const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature; previewVers
       description:
         "Keep an exact copy of the catalog: load it once with the NDJSON export and its cursor, then follow the change feed with long polling, deletions included; re-export on 410; what counts against the rate limit.",
     },
+  },
+  {
+    slug: "webhooks",
+    title: "Webhooks (preview)",
+    description:
+      "Receive the change feed as webhooks: endpoints in the console, the event as payload, verifying Standard Webhooks signatures in JavaScript and Python, at-least-once delivery, order per object, the retry schedule, replay, and which URLs are accepted.",
+    preview: "webhooks",
+    file: "webhooks.preview",
   },
   {
     slug: "reading-whole-products",
@@ -315,8 +328,8 @@ export function fillPlaceholders(slug: string, markdown: string): string {
 
 // The markdown files of the guides: each guide's, and the preview version's of a guide that has one.
 export function guideFiles(): string[] {
-  return GUIDES.flatMap(({ slug, previewVersion }) => [
-    `${slug}.md`,
+  return GUIDES.flatMap(({ slug, previewVersion, file }) => [
+    `${file ?? slug}.md`,
     ...(previewVersion ? [`${slug}.preview.md`] : []),
   ]);
 }
@@ -340,11 +353,11 @@ const SOURCES = new Map(
 export function getGuides(): Guide[] {
   const config = getConfig();
   return GUIDES.filter((g) => !g.preview || previewOn(g.preview, config)).map(
-    ({ slug, title, description, previewVersion }) => {
+    ({ slug, title, description, previewVersion, file }) => {
       const version = previewVersion?.features.every((f) => previewOn(f, config))
         ? previewVersion
         : undefined;
-      const source = version ? `${slug}.preview` : slug;
+      const source = version ? `${slug}.preview` : (file ?? slug);
       return {
         slug,
         title: version?.title ?? title,
