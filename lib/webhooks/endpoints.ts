@@ -159,11 +159,11 @@ export async function rollSecret(
   ]);
   if (!e) return undefined;
   const [{ at }] = (await tx.query<{ at: string }>(
-    `select ${isoSql(`now() + make_interval(secs => $1::int)`)} as at`,
+    `select ${isoSql(`(now() + $1::int * interval '1 second')`)} as at`,
     [overlapSeconds],
   )) as [{ at: string }];
   await tx.query(
-    `update webhook_secrets set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2::int))
+    `update webhook_secrets set expires_at = least(coalesce(expires_at, 'infinity'), now() + $2::int * interval '1 second')
       where endpoint_id = $1`,
     [id, overlapSeconds],
   );
@@ -221,7 +221,11 @@ export async function listDeliveries(
   f: DeliveryFilter,
   opts: { jobs?: boolean } = {},
 ): Promise<WebhookDelivery[]> {
-  const next = opts.jobs
+  // The job queue's table exists once an engine has started on this database (not before, in a fresh one).
+  const jobs =
+    opts.jobs &&
+    (await db.query<{ ok: boolean }>(`select to_regclass('${JOB_SCHEMA}.job') is not null as ok`))[0]?.ok;
+  const next = jobs
     ? `(select ${isoSql("j.start_after")} from ${JOB_SCHEMA}.job j where j.id::text = d.job_id and j.state = 'retry')`
     : "null";
   const rows = await db.query<Omit<WebhookDelivery, "log">>(
