@@ -68,7 +68,10 @@ export function webhooksSection(): Json {
           },
         },
         responses: {
-          "2XX": { description: "Received: the delivery is done (its body is not read beyond 4 KiB)." },
+          "2XX": {
+            description:
+              "Received: the delivery is done (only the first bytes of the body are read, for the console).",
+          },
           default: {
             description:
               "Any other status, a redirect (never followed), or no answer within 15 seconds: the delivery is retried.",
