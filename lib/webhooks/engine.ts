@@ -161,6 +161,8 @@ export class WebhookEngine {
       const common = {
         schema: JOB_SCHEMA,
         superviseIntervalSeconds: this.opts.superviseIntervalSeconds,
+        // The expiry of attempts runs in the monitor's pass (pg-boss 12): as often as the supervisor.
+        monitorIntervalSeconds: this.opts.superviseIntervalSeconds,
         // Cron schedules are not used; their timers would only poll.
         schedule: false,
       };
