@@ -132,6 +132,7 @@ export class WebhookEngine {
   private unlisten?: () => Promise<void>;
   private dispatching?: Promise<number>;
   private again = false;
+  private workerId?: string;
   private stopped = false;
   readonly opts: Required<WebhookEngineOptions>;
 
@@ -195,7 +196,7 @@ export class WebhookEngine {
     this.stopped = false;
     const boss = await this.jobs();
     if (!this.opts.work) return;
-    await boss.work<DeliveryJob>(
+    this.workerId = await boss.work<DeliveryJob>(
       DELIVERY_QUEUE,
       { batchSize: 1, localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 0.5 },
       async ([job]) => {
@@ -220,6 +221,7 @@ export class WebhookEngine {
     const boss = this.boss ?? (await this.starting?.catch(() => undefined));
     this.boss = undefined;
     this.starting = undefined;
+    this.workerId = undefined;
     await boss?.stop({ graceful: true, timeout: 20_000 });
   }
 
@@ -327,6 +329,7 @@ export class WebhookEngine {
         await tx.query(`update webhook_endpoints set position = $2 where id = $1`, [e.id, page.cursor]);
         return jobs.length;
       });
+      if (n > 0 && this.workerId) boss.notifyWorker(this.workerId); // fetch now, not at the next poll
       if (n >= 0) queued += n;
       if (page.hasMore) more = true;
     }
@@ -343,6 +346,7 @@ export class WebhookEngine {
       [deliveryId, job.id],
     );
     await boss.insert(DELIVERY_QUEUE, [job], { db: jobDb(tx) });
+    if (this.workerId) setTimeout(() => this.workerId && this.boss?.notifyWorker(this.workerId), 50).unref();
   }
 
   // POSTs one delivery once, signed, and logs the attempt; throws when it failed and a retry is left (pg-boss
