@@ -51,8 +51,10 @@ export interface WebhookEngineOptions {
   superviseIntervalSeconds?: number;
   /** How often the dispatcher reads the feeds when no notification woke it. */
   dispatchIntervalMs?: number;
-  /** Attempts run at once by this instance. */
+  /** Workers of this instance, each running a batch of attempts at once. */
   concurrency?: number;
+  /** Attempts a worker fetches and runs at once. */
+  batchSize?: number;
   connectTimeoutMs?: number;
   timeoutMs?: number;
   /** Whether this instance runs the worker (POSTs) and the dispatcher; false: it only queues (console actions). */
@@ -147,7 +149,8 @@ export class WebhookEngine {
       expireSeconds: ATTEMPT_EXPIRE_SECONDS,
       superviseIntervalSeconds: 60,
       dispatchIntervalMs: 1000,
-      concurrency: 8,
+      concurrency: 4,
+      batchSize: 8,
       connectTimeoutMs: 5_000,
       timeoutMs: 15_000,
       work: true,
@@ -196,12 +199,30 @@ export class WebhookEngine {
     this.stopped = false;
     const boss = await this.jobs();
     if (!this.opts.work) return;
+    // Each worker fetches a batch (one job per object at most: the head of its key) and runs its attempts side by
+    // side, each settled on its own; while batches come back full it fetches again at once (a backlog), else it
+    // waits for the dispatcher's nudge (notifyWorker) or the next poll. Measured on the test server: one job per
+    // fetch waited the 0.5 s poll between jobs (16 deliveries/s with 8 workers).
     this.workerId = await boss.work<DeliveryJob>(
       DELIVERY_QUEUE,
-      { batchSize: 1, localConcurrency: this.opts.concurrency, pollingIntervalSeconds: 0.5 },
-      async ([job]) => {
-        if (job) await this.attempt(job);
+      {
+        batchSize: this.opts.batchSize,
+        localConcurrency: this.opts.concurrency,
+        pollingIntervalSeconds: 0.5,
+        perJobResults: true,
+        burstWhenBatchFull: true,
       },
+      async (jobs) =>
+        Promise.all(
+          jobs.map(async (job) => {
+            try {
+              await this.attempt(job);
+              return { id: job.id, status: "completed" as const };
+            } catch (err) {
+              return { id: job.id, status: "failed" as const, output: { message: String(err) } };
+            }
+          }),
+        ),
     );
     const db = await this.deps.db();
     this.unlisten = await db.listen?.(CHANGES_CHANNEL, () => this.wake());
