@@ -111,7 +111,13 @@ export function createRuntime(
         if (opts.retention) {
           retention.start();
           if (previewOn("webhooks", config))
-            webhooks.start().catch((err: unknown) => console.error("webhooks: the engine did not start:", err));
+            webhooks.start().then(
+              () =>
+                console.log(
+                  `webhooks: delivering (pg-boss on ${opened.driver}, ${webhooks.opts.concurrency} workers × ${webhooks.opts.batchSize} attempts)`,
+                ),
+              (err: unknown) => console.error("webhooks: the engine did not start:", err),
+            );
         }
         return opened;
       },
