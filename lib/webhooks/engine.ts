@@ -20,6 +20,7 @@ import type { CatalogContext } from "@/lib/catalog/context";
 import { MIRRORED } from "@/lib/catalog/items";
 import type { Config } from "@/lib/config";
 import { recordAudit } from "@/lib/console/audit";
+import type { LookupFunction } from "node:net";
 import { postWebhook } from "@/lib/webhooks/outbound";
 import { signWebhook } from "@/lib/webhooks/signing";
 import {
@@ -57,6 +58,8 @@ export interface WebhookEngineOptions {
   batchSize?: number;
   connectTimeoutMs?: number;
   timeoutMs?: number;
+  /** The DNS look-up of each connection (tests: a name that resolves to a private address); the system's by default. */
+  lookup?: LookupFunction;
   /** Whether this instance runs the worker (POSTs) and the dispatcher; false: it only queues (console actions). */
   work?: boolean;
 }
@@ -136,7 +139,7 @@ export class WebhookEngine {
   private again = false;
   private workerId?: string;
   private stopped = false;
-  readonly opts: Required<WebhookEngineOptions>;
+  readonly opts: Required<Omit<WebhookEngineOptions, "lookup">> & Pick<WebhookEngineOptions, "lookup">;
 
   constructor(
     private readonly deps: WebhookEngineDeps,
@@ -439,6 +442,7 @@ export class WebhookEngine {
       connectTimeoutMs: this.opts.connectTimeoutMs,
       timeoutMs: this.opts.timeoutMs,
       maxResponseBytes: BODY_START_BYTES,
+      ...(this.opts.lookup ? { lookup: this.opts.lookup } : {}),
     });
     return {
       ok: r.ok,
