@@ -42,6 +42,8 @@ export interface Database extends Executor {
     onStatus?: ListenStatus,
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** PGlite only: the embedded instance itself, for a library that drives it directly (the webhooks' job queue). */
+  readonly embedded?: unknown;
 }
 
 // Whether a subscription receives its channel's notifications now (true once listening, false when the connection
@@ -141,6 +143,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
       return () => unlisten();
     },
     close: () => pg.close(),
+    embedded: pg,
   };
 }
 

@@ -73,6 +73,9 @@ export const configSchema = z.object({
     .optional(),
   /** The first switch, kept as an alias: true turns on the `writes` preview feature. */
   PUBLIC_API_WRITE_PREVIEW: bool.default(false),
+  /** Webhooks (preview `webhooks`): true lets an endpoint be http:// and on a private or loopback address (tests,
+   * local development); false: https only, public addresses only, checked at registration and at each connection. */
+  WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
   AUTH_SECRET: z.string().min(32, { error: "expected at least 32 characters" }).optional(),
   /** OpenID Connect sign-in for the console: issuer, client id and secret go together (all three or none). */
   AUTH_OIDC_ISSUER: httpUrl.optional(),

@@ -2,7 +2,7 @@ import type { Config } from "@/lib/config";
 
 // The preview features (DESIGN §5) built so far, in the order every list of them follows. Each is off by default:
 // V1 is what the contract publishes, byte for byte; PUBLIC_API_PREVIEW turns features on by name.
-export const PREVIEW_FEATURES = ["writes", "details", "changes", "export"] as const;
+export const PREVIEW_FEATURES = ["writes", "details", "changes", "export", "webhooks"] as const;
 
 // A preview feature's name.
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
@@ -16,6 +16,8 @@ export const PREVIEW_FEATURE_TEXT: Readonly<Record<PreviewFeature, string>> = {
     "changes (GET /public/v1/changes: the organization's change feed, deletions included, with cursors and long polling)",
   export:
     "export (GET /public/v1/export/{resource}: a whole resource as NDJSON from one snapshot, ending with its change-feed cursor)",
+  webhooks:
+    "webhooks (the change feed pushed to your endpoints: Standard Webhooks signatures, retries over 24 h, redelivery and replay in the console; turns changes on)",
 };
 
 // The value of PUBLIC_API_PREVIEW read: `all`, `none` (or empty), or names separated by commas (spaces and case
@@ -33,8 +35,12 @@ export function parsePreviewList(text: string): { features: PreviewFeature[] } |
 }
 
 // What a feature needs of the others: writing a product takes reading what its body is built from (a family's
-// required attributes, an attribute's options: `details`) and the product created (its Location).
-const NEEDS: Readonly<Partial<Record<PreviewFeature, readonly PreviewFeature[]>>> = { writes: ["details"] };
+// required attributes, an attribute's options: `details`) and the product created (its Location). Webhooks push the
+// change feed's events: `changes`.
+const NEEDS: Readonly<Partial<Record<PreviewFeature, readonly PreviewFeature[]>>> = {
+  writes: ["details"],
+  webhooks: ["changes"],
+};
 
 // The features named and those they need, in PREVIEW_FEATURES' order.
 export function withNeeds(named: readonly PreviewFeature[]): PreviewFeature[] {

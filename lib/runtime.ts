@@ -22,6 +22,7 @@ import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
 import { PageCache } from "@/lib/public-api/page-cache";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
+import { WebhookEngine } from "@/lib/webhooks/engine";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
 export interface DatabaseHealth {
@@ -55,6 +56,12 @@ export interface Runtime {
    * `changes` is on (nothing else reads them); a test or a tool runs it when asked (runOnce).
    */
   readonly documents: DocumentRefresher;
+  /**
+   * The webhooks' engine (preview `webhooks`): pg-boss on this database, the dispatcher and the worker. The process's
+   * runtime starts it beside the retention when the preview is on; a test's runtime only queues through it (console
+   * actions) unless it starts it.
+   */
+  readonly webhooks: WebhookEngine;
   readonly limiters: RateLimiters;
   readonly keyCache: KeyCache;
   readonly lastUsed: LastUsedRecorder;
@@ -110,7 +117,15 @@ export function createRuntime(
       (opened) => {
         if (opts.retention) {
           retention.start();
-          if (previewOn("export", config) || previewOn("changes", config)) runtime.documents.start();
+          if (previewOn("export", config) || previewOn("changes", config)) documents.start();
+          if (previewOn("webhooks", config))
+            webhooks.start().then(
+              () =>
+                console.log(
+                  `webhooks: delivering (pg-boss on ${opened.driver}, ${webhooks.opts.concurrency} workers × ${webhooks.opts.batchSize} attempts)`,
+                ),
+              (err: unknown) => console.error("webhooks: the engine did not start:", err),
+            );
         }
         return opened;
       },
@@ -130,31 +145,35 @@ export function createRuntime(
   const retention = new ChangeRetention(async () =>
     pruneChanges((await db()).withStatementTimeout(PRUNE_TIMEOUT_MS), config.CHANGES_RETENTION_DAYS),
   );
-  const runtime: Runtime = {
+  const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
+  const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() });
+  const ctx = async (): Promise<CatalogContext> => {
+    const database = await db();
+    if (catalog?.db !== database) {
+      void catalog?.signals?.close();
+      // Counts run with their own bound (DB_COUNT_TIMEOUT_MS); a request waits for one as long as for a
+      // connection and a statement together, then answers 503 while the count goes on and is remembered.
+      catalog = {
+        db: database,
+        counting: database.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS),
+        countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
+        counts,
+        anchors,
+        versions,
+        // Subscribes (LISTEN) on the first request that waits, not before.
+        signals: new ChangeSignals(database),
+      };
+    }
+    return catalog;
+  };
+  return {
     config,
     db,
     // Built once per database handle, not per request (the hot path reads it on every list).
-    catalog: async () => {
-      const database = await db();
-      if (catalog?.db !== database) {
-        void catalog?.signals?.close();
-        // Counts run with their own bound (DB_COUNT_TIMEOUT_MS); a request waits for one as long as for a
-        // connection and a statement together, then answers 503 while the count goes on and is remembered.
-        catalog = {
-          db: database,
-          counting: database.withStatementTimeout(config.DB_COUNT_TIMEOUT_MS),
-          countWaitMs: config.DB_CONNECT_TIMEOUT_MS + config.DB_STATEMENT_TIMEOUT_MS,
-          counts,
-          anchors,
-          versions,
-          // Subscribes (LISTEN) on the first request that waits, not before.
-          signals: new ChangeSignals(database),
-        };
-      }
-      return catalog;
-    },
+    catalog: ctx,
     retention,
-    documents: new DocumentRefresher(db, () => runtime.catalog(), config.baseUrl),
+    documents,
+    webhooks,
     limiters,
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
     lastUsed: new LastUsedRecorder(db),
@@ -172,7 +191,8 @@ export function createRuntime(
     changelogEndpoints: {},
     close: async () => {
       await retention.stop();
-      await runtime.documents.stop();
+      await documents.stop();
+      await webhooks.stop();
       await catalog?.signals?.close();
       await limiters.close();
       if (database) return;
@@ -182,7 +202,6 @@ export function createRuntime(
       opening = undefined;
     },
   };
-  return runtime;
 }
 
 const KEY = Symbol.for("public-catalog-api.runtime");

@@ -1,8 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { DocsShell } from "@/components/docs-shell";
+import { JsonBlock } from "@/components/json-block";
+import { InlineMarkdown } from "@/components/markdown";
+import { FieldsTable } from "@/components/reference/fields-table";
+import { ParamsTable } from "@/components/reference/params-table";
 import { getConfig } from "@/lib/config";
-import { getOpenApiDocument, getReferenceEndpoints } from "@/lib/portal/reference";
+import { getOpenApiDocument, getReferenceEndpoints, getReferenceWebhooks } from "@/lib/portal/reference";
 import { previewOn } from "@/lib/preview";
 
 // Title and description of the reference overview.
@@ -22,6 +26,8 @@ export default function ReferenceIndex() {
   const details = previewOn("details", getConfig());
   const feed = endpoints.find((e) => e.preview && e.pageFields.length > 0);
   const exported = endpoints.find((e) => e.stream);
+  // Preview `webhooks` is on: what this server POSTs to an integrator's endpoint, from the document's `webhooks`.
+  const webhooks = getReferenceWebhooks();
   return (
     <DocsShell current="/reference">
       <h1>API reference</h1>
@@ -126,6 +132,24 @@ export default function ReferenceIndex() {
           </li>
         ) : null}
       </ul>
+      {webhooks.map((w) => (
+        <section key={w.name} id={`webhook-${w.name}`} data-testid={`webhook-${w.name}`}>
+          <h2>
+            Webhook <code>{w.name}</code> {w.preview ? <span className="tag changed">Preview</span> : null}
+          </h2>
+          <p>
+            <span className="method">POST</span> to your endpoint: <InlineMarkdown source={w.description} />{" "}
+            See the <Link href="/docs/webhooks">webhooks guide</Link>.
+          </p>
+          <h3>Headers</h3>
+          <ParamsTable params={w.headers} label={`Headers of the webhook ${w.name}`} />
+          <h3>
+            Body: <code>{w.bodySchemaName}</code>
+          </h3>
+          <FieldsTable fields={w.bodyFields} label={`Body of the webhook ${w.name}`} />
+          <JsonBlock value={w.example} title="Example body" />
+        </section>
+      ))}
     </DocsShell>
   );
 }

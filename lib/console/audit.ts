@@ -15,6 +15,14 @@ export const AUDIT_ACTIONS = [
   "changelog.unpublished",
   "changelog.promoted",
   "account.signed_out_everywhere",
+  "webhook_endpoint.created",
+  "webhook_endpoint.updated",
+  "webhook_endpoint.deleted",
+  "webhook_endpoint.secret_rolled",
+  "webhook_endpoint.disabled",
+  "webhook_endpoint.replayed",
+  "webhook_delivery.redelivered",
+  "webhook_endpoint.test_sent",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -10,6 +10,7 @@ import { CHANGES_ERROR_CODES, ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
 import { IF_NONE_MATCH_MAX } from "@/lib/public-api/conditional";
 import { WRITE_BODY_LIMIT } from "@/lib/public-api/json-body";
+import { attemptWaits, scheduleSummary } from "@/lib/webhooks/schedule";
 import { CONSOLE_PATH, KEYS_PLACE } from "./console-keys";
 import { getReferenceEndpoints } from "./reference";
 
@@ -214,6 +215,11 @@ const PLACEHOLDERS: Record<string, () => string> = {
   writeBodyLimitKb: () => String(WRITE_BODY_LIMIT / 1024),
   idempotencyHours: () => String(IDEMPOTENCY_TTL_HOURS),
   changesRetentionDays: () => String(getConfig().CHANGES_RETENTION_DAYS),
+  webhookAttemptRows: () =>
+    attemptWaits()
+      .map((a) => `| ${a.attempt} | ${a.wait} |`)
+      .join("\n"),
+  webhookSchedule: scheduleSummary,
   // What POST /public/v1/products does on this server: 405 in V1, the preview when the switch is on.
   writeStatusShort: () => (previewOn("writes", getConfig()) ? "in preview on this server" : "today 405"),
   writeStatusNote: () =>
@@ -230,9 +236,14 @@ interface PreviewVersion {
   description: string;
 }
 
-// The guides in reading order; each body is lib/portal/guides/<slug>.md. A guide of a preview feature is listed only
-// while that feature is on.
-const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature; previewVersion?: PreviewVersion })[] = [
+// The guides in reading order; each body is lib/portal/guides/<slug>.md (or <file>.md). A guide of a preview feature
+// is listed only while that feature is on.
+const GUIDES: (Omit<Guide, "markdown"> & {
+  preview?: PreviewFeature;
+  previewVersion?: PreviewVersion;
+  /** The markdown file's name without `.md` when it is not the slug: `<slug>.preview`, a guide that only a preview has. */
+  file?: string;
+})[] = [
   {
     slug: "getting-started",
     title: "Getting started",
@@ -269,6 +280,14 @@ const GUIDES: (Omit<Guide, "markdown"> & { preview?: PreviewFeature; previewVers
       description:
         "Keep an exact copy of the catalog: load it once with the NDJSON export and its cursor, then follow the change feed with long polling, deletions included; re-export on 410; what counts against the rate limit.",
     },
+  },
+  {
+    slug: "webhooks",
+    title: "Webhooks (preview)",
+    description:
+      "Receive the change feed as webhooks: endpoints in the console, the event as payload, verifying Standard Webhooks signatures in JavaScript and Python, at-least-once delivery, order per object, the retry schedule, replay, and which URLs are accepted.",
+    preview: "webhooks",
+    file: "webhooks.preview",
   },
   {
     slug: "reading-whole-products",
@@ -315,8 +334,8 @@ export function fillPlaceholders(slug: string, markdown: string): string {
 
 // The markdown files of the guides: each guide's, and the preview version's of a guide that has one.
 export function guideFiles(): string[] {
-  return GUIDES.flatMap(({ slug, previewVersion }) => [
-    `${slug}.md`,
+  return GUIDES.flatMap(({ slug, previewVersion, file }) => [
+    `${file ?? slug}.md`,
     ...(previewVersion ? [`${slug}.preview.md`] : []),
   ]);
 }
@@ -340,11 +359,11 @@ const SOURCES = new Map(
 export function getGuides(): Guide[] {
   const config = getConfig();
   return GUIDES.filter((g) => !g.preview || previewOn(g.preview, config)).map(
-    ({ slug, title, description, previewVersion }) => {
+    ({ slug, title, description, previewVersion, file }) => {
       const version = previewVersion?.features.every((f) => previewOn(f, config))
         ? previewVersion
         : undefined;
-      const source = version ? `${slug}.preview` : slug;
+      const source = version ? `${slug}.preview` : (file ?? slug);
       return {
         slug,
         title: version?.title ?? title,

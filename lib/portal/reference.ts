@@ -371,6 +371,45 @@ function streamOf(doc: Json, mediaType: string, ok: Json, content: Json): RefStr
   };
 }
 
+// A webhook of the document (preview `webhooks`): the request this server sends to an integrator's endpoint, read
+// out of the document's top-level `webhooks`.
+export interface RefWebhook {
+  name: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** Marked `x-preview` in the document: may still change. */
+  preview: boolean;
+  /** The headers every delivery carries. */
+  headers: RefParam[];
+  bodySchemaName: string;
+  bodyFields: RefField[];
+  example: Json;
+}
+
+// Reads the webhooks out of an OpenAPI document (none unless the preview `webhooks` is on).
+export function webhooksFromDocument(doc: Json): RefWebhook[] {
+  return Object.entries((doc.webhooks as Record<string, Json> | undefined) ?? {}).flatMap(([name, item]) => {
+    const op = item.post as Json | undefined;
+    if (!op) return [];
+    const body = ((op.requestBody as Json).content as Record<string, Json>)["application/json"]!;
+    const schema = body.schema as Json;
+    return [
+      {
+        name,
+        operationId: String(op.operationId ?? name),
+        summary: String(op.summary ?? ""),
+        description: String(op.description ?? ""),
+        preview: op["x-preview"] === true,
+        headers: ((op.parameters as Json[] | undefined) ?? []).filter((p) => p.in === "header").map(param),
+        bodySchemaName: typeOf(schema),
+        bodyFields: fields(doc, schema),
+        example: body.example as Json,
+      },
+    ];
+  });
+}
+
 // The reference as built for one configuration (`key`: write preview and base URL): the OpenAPI document and the
 // endpoints read from it. The runtime keeps the last one built (Runtime.reference).
 export interface ReferenceDocument {
@@ -396,6 +435,11 @@ function referenceDocument(): ReferenceDocument {
 // switch).
 export function getOpenApiDocument(): Json {
   return referenceDocument().doc;
+}
+
+// The webhooks of the reference (preview `webhooks`), in the document's order.
+export function getReferenceWebhooks(): RefWebhook[] {
+  return webhooksFromDocument(referenceDocument().doc);
 }
 
 // Every endpoint of the reference, in the document's order.

@@ -19,8 +19,9 @@ const PREVIEW_NOTE =
 // The component schemas of an event's `item`, one per type, in the order of the types.
 const ITEM_SCHEMAS = ["ProductDetail", "FamilyDetail", "AttributeDetail", "Category", "Media", "Channel"];
 
-// An answer of the feed: an upsert (a family, whole) and a delete (a product gone).
-const EXAMPLE: Json = {
+// An answer of the feed: an upsert (a family, whole) and a delete (a product gone). Its first event is the example
+// of a webhook's payload too (openapi-webhooks.ts).
+export const CHANGES_EXAMPLE = {
   data: [
     {
       cursor: "1233",
@@ -97,7 +98,7 @@ function changesOperation(): Json {
                 data: { type: "array", items: { $ref: "#/components/schemas/ChangeEvent" } },
               },
             },
-            example: EXAMPLE,
+            example: CHANGES_EXAMPLE,
           },
         },
       },

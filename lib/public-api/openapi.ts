@@ -25,6 +25,7 @@ import { exportPaths } from "./openapi-export";
 import { headerComponents } from "./openapi-headers";
 import { componentSchemas, jsonSchema, type Json } from "./openapi-json-schema";
 import { listOperation } from "./openapi-list-operation";
+import { webhooksSection } from "./openapi-webhooks";
 
 // What the document describes besides V1: the preview features switched on (none by default).
 export interface OpenApiOptions {
@@ -46,6 +47,9 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
   if (changes) Object.assign(paths, changesPaths());
   const exporting = options.preview?.includes("export") === true;
   if (exporting) Object.assign(paths, exportPaths());
+  // The deliveries' body is the feed's event: its schema is in the document while either is on.
+  const webhooks = options.preview?.includes("webhooks") === true;
+  const events = changes || webhooks;
   const readScopes = READ_SCOPES.join(", ");
   return {
     openapi: "3.1.0",
@@ -91,8 +95,17 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
       ...(exporting
         ? [{ name: "Export", description: "Whole resources as NDJSON from one snapshot (preview)." }]
         : []),
+      ...(webhooks
+        ? [
+            {
+              name: "Webhooks",
+              description: "The change feed pushed to your endpoints, signed (Standard Webhooks; preview).",
+            },
+          ]
+        : []),
     ],
     paths,
+    ...(webhooks ? { webhooks: webhooksSection() } : {}),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -115,7 +128,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
         // and one named Error shadows JavaScript's global Error class in the code that imports it.
         ApiError: jsonSchema(readErrorBodySchema(changes), "output"),
         // The resources read whole: the details' answers, the items of the feed's events and an export's lines.
-        ...(details || changes || exporting
+        ...(details || events || exporting
           ? {
               ProductDetail: jsonSchema(productDetailSchema, "output"),
               FamilyDetail: jsonSchema(familyDetailSchema, "output"),
@@ -123,7 +136,7 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
               Channel: jsonSchema(channelSchema, "output"),
             }
           : {}),
-        ...(changes ? { ChangeEvent: changeEventComponent() } : {}),
+        ...(events ? { ChangeEvent: changeEventComponent() } : {}),
         ...(exporting ? { ExportEnd: jsonSchema(exportEndSchema, "output") } : {}),
         ...(writes
           ? {

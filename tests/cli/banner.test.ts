@@ -23,6 +23,7 @@ describe("the preview features a configuration turns on (config.preview, what th
       "details",
       "changes",
       "export",
+      "webhooks",
     ]);
     expect(loadConfig({ PUBLIC_API_PREVIEW: "none" }).preview).toEqual([]);
     expect(loadConfig({ PUBLIC_API_PREVIEW: "details", PUBLIC_API_WRITE_PREVIEW: "true" }).preview).toEqual([

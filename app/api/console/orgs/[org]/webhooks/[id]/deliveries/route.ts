@@ -1,0 +1,8 @@
+// An endpoint's deliveries and their attempts, newest first (filters: state, eventId, type, limit).
+import { consoleRoute } from "@/lib/console/http";
+import { listOrgWebhookDeliveries } from "@/lib/console/webhooks";
+
+export const dynamic = "force-dynamic";
+export const GET = consoleRoute<{ org: string; id: string }>(({ rt, user, params, request }) =>
+  listOrgWebhookDeliveries(rt, user, params.org, params.id, new URL(request.url).searchParams),
+);

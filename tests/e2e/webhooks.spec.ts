@@ -1,0 +1,92 @@
+// Preview `webhooks` in Chromium on the preview server (PUBLIC_API_PREVIEW=all, WEBHOOKS_ALLOW_PRIVATE_URLS=true):
+// an owner registers an endpoint that is a real receiver on loopback, sees its secret once, sends a test event the
+// receiver gets and verifies, sees a failure in the deliveries' log (the receiver answering 500), and redelivers it.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { verifyWebhook } from "@/lib/webhooks/signing";
+
+function password(email: string): string {
+  const file = JSON.parse(
+    readFileSync(path.join(process.env.PCA_E2E_PREVIEW_DATA_DIR!, "demo-keys.json"), "utf8"),
+  ) as { users?: { email: string; password: string }[] };
+  const user = file.users?.find((u) => u.email === email);
+  if (!user) throw new Error(`demo user ${email} missing from demo-keys.json`);
+  return user.password;
+}
+
+async function signIn(page: Page, email: string) {
+  await page.goto("/console");
+  await expect(page).toHaveURL(/\/console\/sign-in/);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password(email));
+  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page).toHaveURL(/\/console\/[a-z0-9-]+\/keys/);
+}
+
+interface Got {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+test("register an endpoint, receive a test event, see a failure in the log, redeliver it", async ({
+  page,
+}) => {
+  const got: Got[] = [];
+  let status = 200;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      res.statusCode = status;
+      res.end(status === 200 ? "thanks" : "receiver down");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook-${Date.now()}`;
+  try {
+    await signIn(page, "owner@acme.example");
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await expect(page.getByRole("heading", { name: /^Webhooks/ })).toBeVisible();
+    await page.getByLabel("URL").fill(url);
+    await page.getByLabel("Description").fill("e2e receiver");
+    await page.getByRole("button", { name: "Register" }).click();
+    const secret = (await page.getByTestId("webhook-secret").textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    const panel = page.locator("article", { has: page.getByRole("heading", { name: url }) });
+    await expect(panel).toBeVisible();
+
+    await panel.getByRole("button", { name: "Send test event" }).click();
+    await expect(page.getByRole("status")).toContainText("Test event delivered (200)");
+    expect(got).toHaveLength(1);
+    const sig = {
+      id: String(got[0]!.headers["webhook-id"]),
+      timestamp: String(got[0]!.headers["webhook-timestamp"]),
+      signature: String(got[0]!.headers["webhook-signature"]),
+    };
+    expect(sig.id).toMatch(/^test_/);
+    expect(verifyWebhook(secret, sig, got[0]!.body)).toBe(true);
+
+    status = 500;
+    await panel.getByRole("button", { name: "Send test event" }).click();
+    await expect(page.getByRole("status")).toContainText("Test event failed: 500");
+    const failedId = String(got[1]!.headers["webhook-id"]);
+    const row = panel.locator(`tr[data-event="${failedId}"]`);
+    await expect(row).toContainText("failed");
+    await expect(row).toContainText("receiver down");
+
+    status = 200;
+    await row.getByRole("button", { name: "Redeliver" }).click();
+    await expect
+      .poll(() => got.filter((g) => g.headers["webhook-id"] === failedId).length, { timeout: 20_000 })
+      .toBe(2);
+    await expect(row).toContainText("delivered", { timeout: 20_000 });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
