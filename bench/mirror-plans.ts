@@ -7,11 +7,14 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { openPg, type Queryable } from "@/db/client";
 import { readChanges } from "@/lib/catalog/changes";
+import { documentView, readProductLines } from "@/lib/catalog/product-documents";
 import { catalogContext } from "@/lib/catalog/context";
 import { MIRRORED } from "@/lib/catalog/items";
 import { readProductDetails } from "@/lib/catalog/product-detail";
 
 const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:55440/catalog_bench";
+// The bench server's base URL (PUBLIC_BASE_URL's default on port 3410): its products' documents are built for it.
+const BASE_URL = process.env.BENCH_BASE_URL ?? "http://localhost:3410";
 const db = await openPg(url, 2);
 const [org] = await db.query<{ id: string; slug: string }>(
   `select o.id, o.slug from organizations o
@@ -42,8 +45,20 @@ async function explain(title: string, call: () => Promise<unknown>): Promise<voi
     sections.push("```sql", sql.trim(), "```", "```", ...plan.map((r) => r["QUERY PLAN"]), "```");
   }
 }
-await explain("An export's batch: 1,000 products whole after an id in the middle of the million", () =>
-  readProductDetails(ctx, org, { after: middle!.id, limit: 1000 }, "http://bench.test"),
+await explain(
+  "An export's batch read anew: 1,000 products whole after an id in the middle of the million",
+  () => readProductDetails(ctx, org, { after: middle!.id, limit: 1000 }, BASE_URL),
+);
+await explain(
+  "An export's batch from products' documents (migration 0019): the view (the mark, the events after it), then 1,000 documents",
+  async () =>
+    readProductLines(
+      ctx,
+      org,
+      { after: middle!.id, limit: 1000 },
+      BASE_URL,
+      await documentView(ctx.db, org.id, BASE_URL, "0"),
+    ),
 );
 const [head] = await db.query<{ head: string }>(
   "select head::text from catalog_change_heads where org_id = $1",
@@ -51,7 +66,7 @@ const [head] = await db.query<{ head: string }>(
 );
 const after = String(Math.max(0, Number(head?.head ?? 0) - 50_000));
 await explain(`A page of the change feed: 1,000 events after cursor ${after} (head ${head?.head ?? 0})`, () =>
-  readChanges(ctx, org, { after, types: MIRRORED, limit: 1000 }, "http://bench.test"),
+  readChanges(ctx, org, { after, types: MIRRORED, limit: 1000 }, BASE_URL),
 );
 await db.close();
 const stamp = new Date().toISOString().slice(0, 10);

@@ -1,12 +1,14 @@
 // Preview `webhooks` in Chromium on the preview server (PUBLIC_API_PREVIEW=all, WEBHOOKS_ALLOW_PRIVATE_URLS=true):
 // an owner registers an endpoint that is a real receiver on loopback, sees its secret once, sends a test event the
-// receiver gets and verifies, sees a failure in the deliveries' log (the receiver answering 500), and redelivers it.
+// receiver gets and verifies, sees a failure in the deliveries' log (the receiver answering 500), and redelivers it;
+// axe clean in each of those states.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { verifyWebhook } from "@/lib/webhooks/signing";
+import { expectAxeClean } from "./support/axe";
 
 function password(email: string): string {
   const file = JSON.parse(
@@ -52,6 +54,7 @@ test("register an endpoint, receive a test event, see a failure in the log, rede
     await signIn(page, "owner@acme.example");
     await page.getByRole("link", { name: "Webhooks" }).click();
     await expect(page.getByRole("heading", { name: /^Webhooks/ })).toBeVisible();
+    await expectAxeClean(page, "the webhooks page");
     await page.getByLabel("URL").fill(url);
     await page.getByLabel("Description").fill("e2e receiver");
     await page.getByRole("button", { name: "Register" }).click();
@@ -59,6 +62,7 @@ test("register an endpoint, receive a test event, see a failure in the log, rede
     expect(secret).toMatch(/^whsec_/);
     const panel = page.locator("article", { has: page.getByRole("heading", { name: url }) });
     await expect(panel).toBeVisible();
+    await expectAxeClean(page, "the webhooks page with a new endpoint's secret shown");
 
     await panel.getByRole("button", { name: "Send test event" }).click();
     await expect(page.getByRole("status")).toContainText("Test event delivered (200)");
@@ -78,6 +82,7 @@ test("register an endpoint, receive a test event, see a failure in the log, rede
     const row = panel.locator(`tr[data-event="${failedId}"]`);
     await expect(row).toContainText("failed");
     await expect(row).toContainText("receiver down");
+    await expectAxeClean(page, "the webhooks page with a failed delivery in the log");
 
     status = 200;
     await row.getByRole("button", { name: "Redeliver" }).click();
