@@ -349,6 +349,12 @@ function isClientTimeout(err: unknown): boolean {
   return err instanceof Error && err.message === "Query read timeout";
 }
 
+// Longest a statement of background work may run (the change log's retention, the products' documents' refresher,
+// an export's batches): they may read rows that are cold (a database just started, rows just loaded), which takes
+// seconds where the pool's bound is one (the million-product organization's first export after a start had its first
+// batch canceled at 1 s); and a database that does not answer still ends them.
+export const BACKGROUND_STATEMENT_TIMEOUT_MS = 30_000;
+
 // The client's own bound comes this much after the server's statement_timeout, so that a server that can answer
 // cancels the statement itself (its locks and work are freed, and the error says why) before the client gives up.
 const CLIENT_TIMEOUT_GRACE_MS = 100;

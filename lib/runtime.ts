@@ -6,7 +6,7 @@
 // each route apart, so a module-level variable would be one per bundle); tests and servers build their own and swap
 // it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
 // (lib/config.ts says why that one stays there).
-import { openDatabase, type Database } from "@/db/client";
+import { BACKGROUND_STATEMENT_TIMEOUT_MS, openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import { ChangeRetention, pruneChanges } from "@/lib/catalog/change-retention";
 import { ChangeSignals } from "@/lib/catalog/change-signals";
@@ -100,9 +100,6 @@ export interface Runtime {
 // Most addresses remembered as blocked at once (an address rotation cannot grow the map without bound).
 const MAX_AUTH_BLOCKS = 10_000;
 
-// Longest a statement of the change log's retention may run.
-const PRUNE_TIMEOUT_MS = 30_000;
-
 // Builds a runtime from a configuration, on the given database (the caller keeps it) or on the one the
 // configuration selects (opened on first use, closed by close()). `retention`: the change log's retention starts
 // when the database is first opened (the process's runtime); else it runs only when asked.
@@ -143,7 +140,10 @@ export function createRuntime(
   let catalog: CatalogContext | undefined;
   // Pruning a batch takes a few milliseconds; the bound is for a database that does not answer.
   const retention = new ChangeRetention(async () =>
-    pruneChanges((await db()).withStatementTimeout(PRUNE_TIMEOUT_MS), config.CHANGES_RETENTION_DAYS),
+    pruneChanges(
+      (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS),
+      config.CHANGES_RETENTION_DAYS,
+    ),
   );
   const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
   const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() });

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { Database, Executor } from "@/db/client";
+import { BACKGROUND_STATEMENT_TIMEOUT_MS, type Database, type Executor } from "@/db/client";
 import { feedState } from "./changes";
 import type { CatalogContext } from "./context";
 import { ITEM_READERS, type Mirrored } from "./items";
@@ -47,10 +47,6 @@ export type ExportEnd = z.infer<typeof exportEndSchema>;
 // documents. The memory of an export stays that of two batches (one read ahead) whatever its size.
 export const EXPORT_BATCH = 1_000;
 
-// Longest a statement of an export may run: its batches read rows that may be cold (the million-product
-// organization's first export after a start had a batch canceled at the pool's 1 s bound).
-export const EXPORT_STATEMENT_TIMEOUT_MS = 30_000;
-
 // An export under way: its snapshot's feed head, its next batch, its end.
 export interface ExportSnapshot {
   /** The organization's change-feed head in the snapshot: the feed from this cursor continues the export. */
@@ -78,7 +74,7 @@ export async function openExport(
   q: ExportQuery,
   baseUrl: string,
 ): Promise<ExportSnapshot> {
-  const { tx, end } = await holdTransaction(db, { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS });
+  const { tx, end } = await holdTransaction(db, { statementTimeoutMs: BACKGROUND_STATEMENT_TIMEOUT_MS });
   try {
     await tx.query("set transaction isolation level repeatable read, read only");
     const { head, floor } = await feedState({ ...ctx, db: tx }, org.id);

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Database, Queryable } from "@/db/client";
+import { BACKGROUND_STATEMENT_TIMEOUT_MS, type Database, type Queryable } from "@/db/client";
 import { BackgroundTimer } from "@/lib/background-timer";
 import type { CatalogContext } from "./context";
 import { readProductDetails } from "./product-detail";
@@ -16,10 +16,6 @@ import { selectionSql, type Selection } from "./sql";
 export const DOCUMENT_CHECK_MAX = 50_000;
 export const FEED_CHECK_MAX = 5_000;
 
-// Longest a statement of the refresher may run: a batch read cold (rows just loaded, a database just started) takes
-// seconds where the pool's bound is one (seen on the million-product organization: every first batch canceled).
-export const DOCUMENT_STATEMENT_TIMEOUT_MS = 30_000;
-
 // Events after the mark from which a build is cheaper than rewriting each changed product's document.
 export const DOCUMENT_REBUILD_EVENTS = 200_000;
 
@@ -32,16 +28,18 @@ export interface DocumentView {
   readonly changed: ReadonlyMap<string, bigint>;
 }
 
-// The products ($1) changed after the cursor $2, each with its last cursor, from at most $3 events; `events` says how
-// many were read (at $3 the set may be cut). The commits after a mark start after it (a mark is a head: heads move
-// by whole commits), read by their primary key, and their events by theirs.
-const CHANGED_SQL = `with e as (
-    select ch.id, cm.first_cursor + (ch.ordinal - cm.ord_from) as cursor
+// The events of products of the organization ($1) after the cursor $2 (id, cursor), for the readers' check and the
+// refresher's steps. The commits after a mark start after it (a mark is a head: heads move by whole commits), read
+// by their primary key, and their events by theirs.
+const PRODUCT_EVENTS_AFTER = `select ch.id, cm.first_cursor + (ch.ordinal - cm.ord_from) as cursor
       from catalog_change_commits cm
       join catalog_changes ch
         on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
-     where cm.org_id = $1 and cm.last_cursor > $2::bigint and ch.type = 'products'
-     limit $3)
+     where cm.org_id = $1 and cm.last_cursor > $2::bigint and ch.type = 'products'`;
+
+// The products changed after the cursor $2, each with its last cursor, from at most $3 events; `events` says how
+// many were read (at $3 the set may be cut).
+const CHANGED_SQL = `with e as (${PRODUCT_EVENTS_AFTER} limit $3)
   select id, max(cursor)::text as cursor, (select count(*) from e)::int as events from e group by id`;
 
 // Reads the products changed after `mark` (at most `max` events); undefined when there are more.
@@ -102,14 +100,16 @@ export async function readProductLines(
       where p.org_id = $1 and ${s.sql}`,
     [org.id, ...s.params],
   );
-  const stale = rows.filter((r) => r.body === null || (view.changed.get(r.id) ?? -1n) > BigInt(r.cursor!));
-  if (stale.length === 0) return rows.map((r) => ({ id: r.id, json: r.body! }));
-  const read = new Map(
-    (await fresh(ctx, org, { ids: stale.map((r) => r.id) }, baseUrl)).map((l) => [l.id, l.json]),
+  const stale = new Set(
+    rows
+      .filter((r) => r.body === null || (view.changed.get(r.id) ?? -1n) > BigInt(r.cursor!))
+      .map((r) => r.id),
   );
+  if (stale.size === 0) return rows.map((r) => ({ id: r.id, json: r.body! }));
+  const read = new Map((await fresh(ctx, org, { ids: [...stale] }, baseUrl)).map((l) => [l.id, l.json]));
   // A product read anew that is gone meanwhile cannot be: one snapshot (a caller outside one may lose it: skipped).
   return rows.flatMap((r) => {
-    const json = r.body !== null && !stale.includes(r) ? r.body : read.get(r.id);
+    const json = stale.has(r.id) ? read.get(r.id) : r.body!;
     return json === undefined ? [] : [{ id: r.id, json }];
   });
 }
@@ -207,12 +207,7 @@ export async function refreshProductDocuments(
       // Too many changes since the mark: a build rewrites every document, batch by batch (cheaper than checking
       // each change); readers meanwhile check the changes after the old mark (too many: they read products anew).
       const [many] = await tx.query<{ n: number }>(
-        `select count(*)::int as n from (
-           select 1 from catalog_change_commits cm
-             join catalog_changes ch
-               on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
-            where cm.org_id = $1 and cm.last_cursor > $2::bigint and ch.type = 'products'
-            limit $3) e`,
+        `select count(*)::int as n from (${PRODUCT_EVENTS_AFTER} limit $3) e`,
         [org.id, m.mark, rebuildEvents],
       );
       if (many!.n >= rebuildEvents) {
@@ -224,13 +219,7 @@ export async function refreshProductDocuments(
       // what it did drops out of the next step's; the step that finds less than a batch has seen every change up
       // to its head: that is the mark.
       const due = await tx.query<{ id: string }>(
-        `with e as (
-           select ch.id, max(cm.first_cursor + (ch.ordinal - cm.ord_from)) as cursor
-             from catalog_change_commits cm
-             join catalog_changes ch
-               on ch.org_id = cm.org_id and ch.txid = cm.txid and ch.ordinal between cm.ord_from and cm.ord_to
-            where cm.org_id = $1 and cm.last_cursor > $2::bigint and ch.type = 'products'
-            group by ch.id)
+        `with e as (select id, max(cursor) as cursor from (${PRODUCT_EVENTS_AFTER}) x group by id)
          select e.id from e
            left join catalog_product_documents d on d.org_id = $1 and d.id = e.id
           where d.cursor < e.cursor
@@ -253,7 +242,7 @@ export async function refreshProductDocuments(
       await setMark({ mark: head });
       return "wrote";
     },
-    { statementTimeoutMs: DOCUMENT_STATEMENT_TIMEOUT_MS },
+    { statementTimeoutMs: BACKGROUND_STATEMENT_TIMEOUT_MS },
   );
 }
 

@@ -4,30 +4,10 @@
 // axe clean in each of those states.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { verifyWebhook } from "@/lib/webhooks/signing";
 import { expectAxeClean } from "./support/axe";
-
-function password(email: string): string {
-  const file = JSON.parse(
-    readFileSync(path.join(process.env.PCA_E2E_PREVIEW_DATA_DIR!, "demo-keys.json"), "utf8"),
-  ) as { users?: { email: string; password: string }[] };
-  const user = file.users?.find((u) => u.email === email);
-  if (!user) throw new Error(`demo user ${email} missing from demo-keys.json`);
-  return user.password;
-}
-
-async function signIn(page: Page, email: string) {
-  await page.goto("/console");
-  await expect(page).toHaveURL(/\/console\/sign-in/);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password(email));
-  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/console\/[a-z0-9-]+\/keys/);
-}
+import { signIn } from "./support/sign-in";
 
 interface Got {
   headers: Record<string, string | string[] | undefined>;
@@ -51,7 +31,7 @@ test("register an endpoint, receive a test event, see a failure in the log, rede
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook-${Date.now()}`;
   try {
-    await signIn(page, "owner@acme.example");
+    await signIn(page, "owner@acme.example", process.env.PCA_E2E_PREVIEW_DATA_DIR!);
     await page.getByRole("link", { name: "Webhooks" }).click();
     await expect(page.getByRole("heading", { name: /^Webhooks/ })).toBeVisible();
     await expectAxeClean(page, "the webhooks page");

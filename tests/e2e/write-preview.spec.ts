@@ -3,9 +3,10 @@
 // PUBLIC_API_PREVIEW=all), the console offers products:write unchecked and a key made with it may create, the
 // products reference shows the POST marked Preview, the guide is listed and renders. Screenshots of the reference
 // section and the guide when on.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./support/sign-in";
 
 // Whether this test's server runs the preview (the `preview` project's), read once per test.
 let ON = false;
@@ -14,30 +15,6 @@ test.beforeEach(({}, info) => {
 });
 const ARTIFACTS = path.resolve("tests/artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
-
-function password(email: string): string {
-  const file = JSON.parse(
-    readFileSync(
-      path.join(ON ? process.env.PCA_E2E_PREVIEW_DATA_DIR! : process.env.PCA_E2E_DATA_DIR!, "demo-keys.json"),
-      "utf8",
-    ),
-  ) as {
-    users?: { email: string; password: string }[];
-  };
-  const user = file.users?.find((u) => u.email === email);
-  if (!user) throw new Error(`demo user ${email} missing from demo-keys.json`);
-  return user.password;
-}
-
-async function signIn(page: Page, email: string) {
-  await page.goto("/console");
-  await expect(page).toHaveURL(/\/console\/sign-in/);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password(email));
-  await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/console\/[a-z0-9-]+\/keys/);
-}
 
 // Console errors, uncaught exceptions and failed requests of a page.
 function watch(page: Page) {
@@ -56,7 +33,11 @@ test("the console offers products:write only with the switch, unchecked; a key m
   page,
   request,
 }) => {
-  await signIn(page, "owner@acme.example");
+  await signIn(
+    page,
+    "owner@acme.example",
+    ON ? process.env.PCA_E2E_PREVIEW_DATA_DIR! : process.env.PCA_E2E_DATA_DIR!,
+  );
   for (const scope of ["products:read", "families:read", "attributes:read", "categories:read", "media:read"])
     await expect(page.getByLabel(scope)).toBeChecked();
   const write = page.getByLabel("products:write");
