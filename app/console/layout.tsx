@@ -7,7 +7,6 @@ import { SignOutButton } from "@/components/console/sign-out-button";
 import { listMemberships } from "@/lib/console/access";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
-import { previewOn } from "@/lib/preview";
 import { getRuntime } from "@/lib/runtime";
 import "./console.css";
 
@@ -31,9 +30,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         <nav aria-label="Console">
           <Link href="/console">Console</Link>
           {user.isStaff ? <Link href="/console/changelog">Changelog</Link> : null}
-          {previewOn("webhooks", rt.config) && memberships[0] ? (
-            <Link href={`/console/${encodeURIComponent(memberships[0].org.slug)}/webhooks`}>Webhooks</Link>
-          ) : null}
+          <Link href="/console/account">Account</Link>
         </nav>
         {memberships.length ? (
           <OrgSwitcher

@@ -23,6 +23,21 @@ export const AUDIT_ACTIONS = [
   "webhook_endpoint.replayed",
   "webhook_delivery.redelivered",
   "webhook_endpoint.test_sent",
+  "member.invited",
+  "member.invitation_revoked",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
+  "member.left",
+  "account.password_changed",
+  "account.password_reset_issued",
+  "account.password_reset",
+  "account.two_factor_enabled",
+  "account.two_factor_disabled",
+  "account.recovery_code_used",
+  "account.recovery_codes_regenerated",
+  "org.two_factor_required",
+  "org.two_factor_not_required",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
