@@ -92,7 +92,8 @@ export interface ConsoleContext<P> {
   request: Request;
 }
 
-// Wraps a console handler as a Next.js route handler: the handler returns the JSON body of a success.
+// Wraps a console handler as a Next.js route handler: the handler returns the JSON body of a success, or a Response
+// of its own (a download), which gets the console's headers.
 export function consoleRoute<P extends Record<string, string> = Record<string, never>>(
   handler: (c: ConsoleContext<P>) => Promise<unknown>,
   opts: { status?: number } = {},
@@ -110,7 +111,11 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      return json(opts.status ?? 200, await handler({ rt, user, params, body, request }));
+      const out = await handler({ rt, user, params, body, request });
+      if (!(out instanceof Response)) return json(opts.status ?? 200, out);
+      out.headers.set("Cache-Control", "no-store");
+      out.headers.set("X-Content-Type-Options", "nosniff");
+      return out;
     } catch (err) {
       return errorResponse(err);
     }

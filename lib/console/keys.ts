@@ -21,7 +21,7 @@ import {
 import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/keys/scopes";
 import type { Runtime } from "@/lib/runtime";
 import { canManage, requireRole, type Actor, type Membership } from "./access";
-import { listAudit, recordAudit, type AuditEvent } from "./audit";
+import { recordAudit } from "./audit";
 import { ConsoleError } from "./console-errors";
 
 const HOUR = 3600;
@@ -217,18 +217,6 @@ export async function revokeOrgKey(
   });
   rt.keyCache.forgetKeyId(keyId);
   return revoked;
-}
-
-// The organization's audit log, newest first (owners and admins).
-export async function listOrgAudit(
-  rt: Runtime,
-  user: Actor,
-  orgSlug: string,
-  limit = 200,
-): Promise<Membership & { events: AuditEvent[] }> {
-  const db = await rt.db();
-  const membership = await requireRole(db, user, orgSlug, "admin");
-  return { ...membership, events: await listAudit(db, membership.org.id, limit) };
 }
 
 async function inTransaction<T>(rt: Runtime, fn: (tx: Executor) => Promise<T>): Promise<T> {

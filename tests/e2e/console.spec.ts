@@ -140,6 +140,23 @@ test("an acme owner creates, uses, rolls and revokes a key; the audit log shows 
   await expect(log).toContainText("revoked the key");
   await expect(log).toContainText("owner@acme.example");
   await expectAxeCleanAtWidths(page, "the audit log");
+  // Filtered to revocations: only that row stays; the CSV link downloads what the filter keeps.
+  await page.getByLabel("What").selectOption("api_key.revoked");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(/[?&]action=api_key\.revoked/);
+  await expect(log).toContainText("revoked the key");
+  await expect(log).not.toContainText("created the key");
+  await expect(log).not.toContainText("rolled the key");
+  await expectAxeClean(page, "the audit log, filtered");
+  const csvHref = await page.getByRole("link", { name: "Download as CSV" }).getAttribute("href");
+  expect(csvHref).toContain("action=api_key.revoked");
+  const csv = await page.request.get(csvHref!);
+  expect(csv.status()).toBe(200);
+  expect(csv.headers()["content-type"]).toBe("text/csv; charset=utf-8");
+  const rows = (await csv.text()).trim().split("\r\n");
+  expect(rows[0]).toBe("createdAt,actorEmail,action,targetId,details,id");
+  expect(rows.slice(1).every((r) => r.includes(",api_key.revoked,"))).toBe(true);
+  expect(rows.length).toBeGreaterThanOrEqual(2);
   // Sign-out ends every session of the account, other tests' too: sign-in-address.spec.ts checks it after this suite.
 });
 

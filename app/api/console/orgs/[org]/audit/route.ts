@@ -1,8 +1,9 @@
-// The organization's audit log, newest first (owners and admins).
+// The organization's audit log, newest first (owners and admins): a page under the filters actor, action, from, to,
+// before (the cursor of the page before) and limit.
+import { listOrgAudit } from "@/lib/console/audit-log";
 import { consoleRoute } from "@/lib/console/http";
-import { listOrgAudit } from "@/lib/console/keys";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params }) =>
-  listOrgAudit(rt, user, params.org),
+export const GET = consoleRoute<{ org: string }>(({ rt, user, params, request }) =>
+  listOrgAudit(rt, user, params.org, new URL(request.url).searchParams),
 );
