@@ -7,13 +7,19 @@
 //       which covers the notification, the dispatch (the feed read, the delivery and its job queued), the job's
 //       fetch, the signing and the POST;
 //   (b) throughput: BENCH_BACKLOG changes (5,000) committed in transactions of 500 while the engine is stopped, then
-//       the engine started: deliveries/s until the receiver has them all (a fast receiver: 200 at once).
+//       the engine started: deliveries/s until the receiver has them all (a fast receiver: 200 at once);
+//   (c) with BENCH_URL and BENCH_KEY (a server of the same database with the preview on, and a key of another
+//       organization): the server's page 1 of products (autocannon, 10 connections, BENCH_PAGE_SECONDS each) while the
+//       scratch organization changes at BENCH_RATE/s, in blocks without and with an endpoint of it enabled (then the
+//       server's own engine delivers every change to this receiver), in the order off, on, on, off. The changes are
+//       made in both (they cost the database and the server's feed alike): what differs is the deliveries.
 // Writes results to bench/results/<date>-webhooks[-BENCH_TAG].json and .md.
 //
 // Environment: DATABASE_URL (optional), BENCH_CHANGES (500), BENCH_RATE (50), BENCH_BACKLOG (5000),
 // BENCH_CONCURRENCY (workers, 4) and BENCH_BATCH (attempts per worker at once, 8): the engine's defaults,
-// BENCH_TAG (file suffix).
+// BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15).
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,6 +44,20 @@ const RATE = Number(env.BENCH_RATE ?? 50);
 const BACKLOG = Number(env.BENCH_BACKLOG ?? 5000);
 const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 4);
 const BATCH = Number(env.BENCH_BATCH ?? 8);
+const PAGE_SECONDS = Number(env.BENCH_PAGE_SECONDS ?? 15);
+// The measures to take (BENCH_PARTS, e.g. "a,b"): (a) and (b) by default, (c) alone with BENCH_URL and BENCH_KEY (a
+// server on the same database runs an engine of its own, which would take a share of (a)'s and (b)'s deliveries).
+const PARTS = new Set(
+  (env.BENCH_PARTS ?? (env.BENCH_URL && env.BENCH_KEY ? "c" : "a,b")).split(",").map((p) => p.trim()),
+);
+
+const require = createRequire(import.meta.url);
+const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<{
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}>;
 
 function log(msg: string): void {
   console.log(`[bench:webhooks] ${msg}`);
@@ -88,7 +108,11 @@ async function main(): Promise<void> {
   };
   const engineOpts = { concurrency: CONCURRENCY, batchSize: BATCH, dispatchIntervalMs: 1000 };
   let engine = new WebhookEngine({ config, db: async () => db, catalog: async () => ctx }, engineOpts);
-  await createEndpoint(db, orgId, endpointInputSchema.parse({ url: receiverUrl, types: ["categories"] }));
+  const { endpoint } = await createEndpoint(
+    db,
+    orgId,
+    endpointInputSchema.parse({ url: receiverUrl, types: ["categories"] }),
+  );
   const create = async (n: number, tag: string) => {
     const ids = Array.from({ length: n }, (_, i) => `cat_${tag}_${i}_${randomBytes(3).toString("hex")}`);
     await db.transaction(async (tx) => {
@@ -108,56 +132,68 @@ async function main(): Promise<void> {
   };
 
   try {
-    // (a) latency at RATE changes/s.
-    await engine.start();
-    log(`latency: ${CHANGES} changes at ${RATE}/s on ${db.driver}`);
-    const committed = new Map<string, number>();
-    const started = performance.now();
-    for (let i = 0; i < CHANGES; i++) {
-      const due = started + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const [id] = await create(1, "lat");
-      committed.set(id!, performance.now());
+    let latency: Record<string, number> | undefined;
+    if (PARTS.has("a")) {
+      // (a) latency at RATE changes/s.
+      await engine.start();
+      log(`latency: ${CHANGES} changes at ${RATE}/s on ${db.driver}`);
+      const committed = new Map<string, number>();
+      const started = performance.now();
+      for (let i = 0; i < CHANGES; i++) {
+        const due = started + (i * 1000) / RATE;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const [id] = await create(1, "lat");
+        committed.set(id!, performance.now());
+      }
+      await waitAll([...committed.keys()], 60_000);
+      const latencies = [...committed]
+        .filter(([id]) => arrived.has(id))
+        .map(([id, at]) => arrived.get(id)! - at);
+      latency = {
+        changes: CHANGES,
+        rate: RATE,
+        delivered: latencies.length,
+        p50Ms: round(percentile(latencies, 50)),
+        p90Ms: round(percentile(latencies, 90)),
+        p99Ms: round(percentile(latencies, 99)),
+        maxMs: round(Math.max(...latencies)),
+      };
+      log(`latency: ${JSON.stringify(latency)}`);
     }
-    await waitAll([...committed.keys()], 60_000);
-    const latencies = [...committed]
-      .filter(([id]) => arrived.has(id))
-      .map(([id, at]) => arrived.get(id)! - at);
-    const latency = {
-      changes: CHANGES,
-      rate: RATE,
-      delivered: latencies.length,
-      p50Ms: round(percentile(latencies, 50)),
-      p90Ms: round(percentile(latencies, 90)),
-      p99Ms: round(percentile(latencies, 99)),
-      maxMs: round(Math.max(...latencies)),
-    };
-    log(`latency: ${JSON.stringify(latency)}`);
-
-    // (b) throughput: a backlog delivered from a cold start of the engine.
+    let throughput: Record<string, number> | undefined;
+    if (PARTS.has("b")) {
+      // (b) throughput: a backlog delivered from a cold start of the engine.
+      await engine.stop();
+      log(`throughput: a backlog of ${BACKLOG} changes`);
+      const backlog: string[] = [];
+      for (let done = 0; done < BACKLOG; done += 500)
+        backlog.push(...(await create(Math.min(500, BACKLOG - done), "tp")));
+      const before = received;
+      engine = new WebhookEngine({ config, db: async () => db, catalog: async () => ctx }, engineOpts);
+      const t0 = performance.now();
+      await engine.start();
+      await waitAll(backlog, 600_000);
+      const seconds = (performance.now() - t0) / 1000;
+      const got = backlog.filter((id) => arrived.has(id)).length;
+      throughput = {
+        backlog: BACKLOG,
+        delivered: got,
+        requests: received - before,
+        seconds: round(seconds, 2),
+        deliveriesPerSecond: round(got / seconds),
+        workers: CONCURRENCY,
+        batchSize: BATCH,
+      };
+      log(`throughput: ${JSON.stringify(throughput)}`);
+    }
+    // (c) the server's page 1 while its engine delivers (or not) the scratch organization's changes.
     await engine.stop();
-    log(`throughput: a backlog of ${BACKLOG} changes`);
-    const backlog: string[] = [];
-    for (let done = 0; done < BACKLOG; done += 500)
-      backlog.push(...(await create(Math.min(500, BACKLOG - done), "tp")));
-    const before = received;
-    engine = new WebhookEngine({ config, db: async () => db, catalog: async () => ctx }, engineOpts);
-    const t0 = performance.now();
-    await engine.start();
-    await waitAll(backlog, 600_000);
-    const seconds = (performance.now() - t0) / 1000;
-    const got = backlog.filter((id) => arrived.has(id)).length;
-    const throughput = {
-      backlog: BACKLOG,
-      delivered: got,
-      requests: received - before,
-      seconds: round(seconds, 2),
-      deliveriesPerSecond: round(got / seconds),
-      workers: CONCURRENCY,
-      batchSize: BATCH,
-    };
-    log(`throughput: ${JSON.stringify(throughput)}`);
+    let pageOne: PageOneResult | undefined;
+    if (PARTS.has("c")) {
+      pageOne = await pageOneWhileDelivering(db, orgId, endpoint.id, create, () => received);
+      log(`page 1: ${JSON.stringify(pageOne)}`);
+    }
 
     const result = {
       at: new Date().toISOString(),
@@ -165,6 +201,7 @@ async function main(): Promise<void> {
       host: { cpus: os.cpus().length, node: process.version },
       latency,
       throughput,
+      pageOne,
     };
     mkdirSync(RESULTS, { recursive: true });
     const name = `${result.at.slice(0, 10)}-webhooks${env.BENCH_TAG ? `-${env.BENCH_TAG}` : ""}`;
@@ -174,10 +211,19 @@ async function main(): Promise<void> {
       [
         `# Webhooks bench (${result.at}, ${db.driver}, ${os.cpus().length} CPUs)`,
         "",
-        `Commit → delivered to a local receiver, ${CHANGES} changes at ${RATE}/s: p50 ${latency.p50Ms} ms, p90 ${latency.p90Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms (${latency.delivered}/${CHANGES} delivered).`,
-        "",
-        `Sustained deliveries to a fast receiver, a backlog of ${BACKLOG} from a cold engine, ${CONCURRENCY} workers × ${BATCH} attempts at once: ${throughput.deliveriesPerSecond}/s (${got} in ${throughput.seconds} s).`,
-        "",
+        ...(latency
+          ? [
+              `Commit → delivered to a local receiver, ${CHANGES} changes at ${RATE}/s: p50 ${latency.p50Ms} ms, p90 ${latency.p90Ms} ms, p99 ${latency.p99Ms} ms, max ${latency.maxMs} ms (${latency.delivered}/${CHANGES} delivered).`,
+              "",
+            ]
+          : []),
+        ...(throughput
+          ? [
+              `Sustained deliveries to a fast receiver, a backlog of ${BACKLOG} from a cold engine, ${CONCURRENCY} workers × ${BATCH} attempts at once: ${throughput.deliveriesPerSecond}/s (${throughput.delivered} in ${throughput.seconds} s).`,
+              "",
+            ]
+          : []),
+        ...(pageOne ? pageOneMarkdown(pageOne) : []),
       ].join("\n"),
     );
     log(`wrote bench/results/${name}.json and .md`);
@@ -188,6 +234,112 @@ async function main(): Promise<void> {
     server.close();
     await db.close();
   }
+}
+
+// One block of (c): page 1's figures, and the deliveries the receiver got meanwhile.
+interface PageOneBlock {
+  deliveries: boolean;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  changes: number;
+  delivered: number;
+}
+interface PageOneResult {
+  url: string;
+  rate: number;
+  seconds: number;
+  blocks: PageOneBlock[];
+  offRps: number;
+  onRps: number;
+  change: string;
+}
+
+// (c): blocks off, on, on, off of page-1 load on the server while the scratch organization changes at RATE/s; "on"
+// enables its endpoint at the feed's head (nothing from before the block is owed), "off" disables it.
+async function pageOneWhileDelivering(
+  db: Database,
+  orgId: string,
+  endpointId: string,
+  create: (n: number, tag: string) => Promise<string[]>,
+  received: () => number,
+): Promise<PageOneResult> {
+  const url = `${env.BENCH_URL!.replace(/\/$/, "")}/public/v1/products`;
+  const headers = { authorization: `Bearer ${env.BENCH_KEY}` };
+  const probe = await fetch(url, { headers });
+  if (probe.status !== 200) throw new Error(`page 1 at ${url} answered ${probe.status}`);
+  // Warm-up: the server's first seconds (its caches, the optimizer) weigh on no block.
+  await autocannon({ url, headers, connections: 10, duration: 5 });
+  const blocks: PageOneBlock[] = [];
+  for (const deliveries of [false, true, true, false]) {
+    await db.query(
+      `update webhook_endpoints
+          set enabled = $2, position = coalesce((select head from catalog_change_heads where org_id = $3), 0)
+        where id = $1`,
+      [endpointId, deliveries, orgId],
+    );
+    let writing = true;
+    let changes = 0;
+    const before = received();
+    const writer = (async () => {
+      const started = performance.now();
+      while (writing) {
+        const wait = started + (changes * 1000) / RATE - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (!writing) break;
+        await create(1, "p1");
+        changes++;
+      }
+    })();
+    // The writer's first second before the load: the deliveries (if any) are flowing when it starts.
+    await new Promise((r) => setTimeout(r, 1000));
+    const r = await autocannon({ url, headers, connections: 10, duration: PAGE_SECONDS });
+    writing = false;
+    await writer;
+    await new Promise((r) => setTimeout(r, 2000));
+    const block = {
+      deliveries,
+      rps: Math.round(r.requests.average),
+      p50Ms: r.latency.p50,
+      p99Ms: r.latency.p99,
+      non2xx: r.non2xx + r.errors,
+      changes,
+      delivered: received() - before,
+    };
+    log(`page 1 block: ${JSON.stringify(block)}`);
+    blocks.push(block);
+  }
+  await db.query(`update webhook_endpoints set enabled = false where id = $1`, [endpointId]);
+  const mean = (on: boolean) => {
+    const xs = blocks.filter((b) => b.deliveries === on).map((b) => b.rps);
+    return Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+  };
+  const offRps = mean(false);
+  const onRps = mean(true);
+  return {
+    url,
+    rate: RATE,
+    seconds: PAGE_SECONDS,
+    blocks,
+    offRps,
+    onRps,
+    change: `${round((100 * (onRps - offRps)) / offRps, 1)}%`,
+  };
+}
+
+function pageOneMarkdown(p: PageOneResult): string[] {
+  return [
+    `Page 1 of products on the server (${p.url}, 10 connections, ${p.seconds} s a block) while another organization changes at ${p.rate}/s, without and with its changes delivered by the server's engine (blocks off, on, on, off): ${p.offRps} req/s without, ${p.onRps} req/s with (${p.change}).`,
+    "",
+    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ...p.blocks.map(
+      (b, i) =>
+        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} |`,
+    ),
+    "",
+  ];
 }
 
 await main();
