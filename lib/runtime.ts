@@ -17,6 +17,7 @@ import { VersionReads } from "@/lib/catalog/version-reads";
 import { AnchorCache } from "@/lib/catalog/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
+import { KeyBroadcast } from "@/lib/keys/broadcast";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
 import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
@@ -64,6 +65,11 @@ export interface Runtime {
   readonly webhooks: WebhookEngine;
   readonly limiters: RateLimiters;
   readonly keyCache: KeyCache;
+  /**
+   * Key changes heard from the database (migration 0024), each making keyCache forget its key: the process's runtime
+   * listens once it has opened the database; a test's runtime, when asked (start).
+   */
+  readonly keyBroadcast: KeyBroadcast;
   readonly lastUsed: LastUsedRecorder;
   /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
   readonly authBlocks: BoundedMap<string, number>;
@@ -113,6 +119,7 @@ export function createRuntime(
     opening ??= openDatabase(config).then(
       (opened) => {
         if (opts.retention) {
+          void keyBroadcast.start(opened);
           retention.start();
           if (previewOn("export", config) || previewOn("changes", config)) documents.start();
           if (previewOn("webhooks", config))
@@ -146,6 +153,8 @@ export function createRuntime(
     ),
   );
   const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
+  const keyCache = new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES);
+  const keyBroadcast = new KeyBroadcast(keyCache);
   const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() });
   const ctx = async (): Promise<CatalogContext> => {
     const database = await db();
@@ -175,7 +184,8 @@ export function createRuntime(
     documents,
     webhooks,
     limiters,
-    keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
+    keyCache,
+    keyBroadcast,
     lastUsed: new LastUsedRecorder(db),
     authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
@@ -193,6 +203,7 @@ export function createRuntime(
       await retention.stop();
       await documents.stop();
       await webhooks.stop();
+      await keyBroadcast.stop();
       await catalog?.signals?.close();
       await limiters.close();
       if (database) return;

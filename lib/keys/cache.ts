@@ -65,6 +65,13 @@ export class KeyCache {
     for (const [hash, e] of this.entries) if (e.record?.id === keyId) this.entries.delete(hash);
   }
 
+  /** Forgets every key (the key changes' notifications were not heard for a while). */
+  clear(): void {
+    this.generation++;
+    this.loading.clear();
+    this.entries.clear();
+  }
+
   get size(): number {
     return this.entries.size;
   }

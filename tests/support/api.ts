@@ -43,10 +43,13 @@ export interface ApiFixture {
   runtime: Runtime;
   acme: OrgKeys;
   globex: OrgKeys;
+  /** The Postgres server database's URL (driver "pg"): another handle on it is another instance. */
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
-async function insertKey(
+// Inserts a key of the organization with these scopes (expired or revoked when asked); returns the key.
+export async function insertKey(
   db: Database,
   orgId: string,
   scopes: readonly string[],
@@ -96,10 +99,12 @@ export async function setupApi(
 ): Promise<ApiFixture> {
   let db: Database;
   let drop = async () => undefined as void;
+  let databaseUrl: string | undefined;
   if (driver === "pg") {
     const t = await createTestDatabase("api");
     db = await openPg(t.url, 4);
     drop = t.drop;
+    databaseUrl = t.url;
   } else {
     db = await openPglite("memory://");
   }
@@ -121,6 +126,7 @@ export async function setupApi(
     runtime,
     acme,
     globex,
+    databaseUrl,
     close: async () => {
       await swapRuntime(undefined);
       await db.close();
