@@ -73,6 +73,7 @@ export function defineQuery<P extends Record<string, ParamDef>>(
 
 const ID_MAX = 128;
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 // A whole number written as plain decimal digits ("0x10", "1e1", "1.0", " 1" are refused, not read as numbers);
 // documented as the integer it stands for.
@@ -178,6 +179,12 @@ export function sortParam<F extends string>(fields: readonly F[]) {
 }
 
 // An opaque identifier used as a filter.
+// Whether text can be an id of ours at all (at most ID_MAX characters, no control character): one that cannot
+// matches nothing, without a database read (Postgres refuses a NUL in text).
+export function isPossibleId(id: string): boolean {
+  return id.length > 0 && id.length <= ID_MAX && NO_CONTROL.test(id) && !LONE_SURROGATE.test(id);
+}
+
 export function idParam(description: string) {
   return {
     schema: z.string().min(1).max(ID_MAX).regex(NO_CONTROL).optional(),

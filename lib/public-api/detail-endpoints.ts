@@ -7,7 +7,7 @@ import { channelsQuery, listChannels } from "@/lib/catalog/channels";
 import { familyDetailQuery, getFamilyDetail } from "@/lib/catalog/families";
 import { getProductDetail, productDetailQuery } from "@/lib/catalog/product-detail";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
-import type { QueryDef } from "@/lib/catalog/list-query-grammar";
+import { isPossibleId, type QueryDef } from "@/lib/catalog/list-query-grammar";
 import {
   attributeDetailSchema,
   channelSchema,
@@ -44,7 +44,8 @@ function item<Q>(e: Omit<ItemEndpoint<Q>, "handler">): ItemEndpoint<Q> {
   return {
     ...e,
     handler: async (ctx) => {
-      const value = await e.read(ctx);
+      // An id that no row can have (a NUL, a control character, too long) is not found, like any other.
+      const value = isPossibleId(ctx.params.id ?? "") ? await e.read(ctx) : undefined;
       if (value === undefined) throw new PublicApiError("PUBLIC_API_NOT_FOUND", e.notFound);
       return value;
     },
