@@ -30,8 +30,7 @@ export const CONSOLE_ERRORS = {
   CONSOLE_LAST_OWNER: {
     status: 409,
     error: "Conflict",
-    message:
-      "An organization keeps at least one owner: make another member an owner first, then try again.",
+    message: "An organization keeps at least one owner: make another member an owner first, then try again.",
   },
   CONSOLE_MEMBER_CONFLICT: {
     status: 409,
