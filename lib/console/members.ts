@@ -1,6 +1,6 @@
 // An organization's members in the console (issue 26): every member reads the list; owners and admins invite by a
 // single-use link that expires, change roles, remove members and revoke invitations; anyone may leave. Who may do
-// what is one table (`grantableRoles`, `mayManage`): owners manage everyone and alone make or unmake owners; admins
+// what is one table (member-rules.ts): owners manage everyone and alone make or unmake owners; admins
 // manage members and admins. An organization keeps at least one owner. Every change runs in one transaction that
 // first locks the organization's row (so two owners demoting each other at once cannot leave none), checks the role
 // there, and records the audit event; removal ends the removed account's sessions at once.
@@ -10,29 +10,20 @@ import type { Executor, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 import { addMembership, createUser, endSessions, findUserByEmail } from "@/db/users";
 import type { Runtime } from "@/lib/runtime";
-import { requireRole, ROLES, roleSchema, type Actor, type Membership, type Role } from "./access";
+import { requireRole, roleSchema, type Actor, type Membership, type Role } from "./access";
 import { recordAudit } from "./audit";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { mailInvitation, type SendMail } from "./mail";
+import { grantableRoles, mayManage } from "./member-rules";
+
+export { grantableRoles, mayManage };
 
 // How long an invitation link works (the migration's default too).
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 // The shortest password an account may have: db/users.ts' hashPassword and `npm run users` refuse shorter ones.
 export const MIN_PASSWORD_LENGTH = 8;
-
-// The roles an actor of this role may give (invite with, or change a member to): owners any, admins member and admin.
-export function grantableRoles(actor: Role): Role[] {
-  if (actor === "owner") return [...ROLES];
-  if (actor === "admin") return ["member", "admin"];
-  return [];
-}
-
-// True when an actor of this role may change the role of, or remove, a member of the target's role.
-export function mayManage(actor: Role, target: Role): boolean {
-  return actor === "owner" || (actor === "admin" && target !== "owner");
-}
 
 const email = z
   .string()
