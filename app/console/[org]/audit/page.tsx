@@ -16,6 +16,12 @@ const ACTIONS: Record<string, string> = {
   "api_key.created": "created the key",
   "api_key.rolled": "rolled the key",
   "api_key.revoked": "revoked the key",
+  "member.invited": "invited",
+  "member.invitation_revoked": "revoked the invitation of",
+  "member.joined": "joined",
+  "member.role_changed": "changed the role of",
+  "member.removed": "removed",
+  "member.left": "left",
 };
 
 // An organization's audit log (owners and admins): who did what to which key, when; newest first.
@@ -93,6 +99,11 @@ function describe(action: string, d: Record<string, unknown>): string {
     const grace = typeof d.graceSeconds === "number" ? d.graceSeconds : 0;
     const until = grace === 0 ? "stopped at once" : `works until ${formatTime(String(d.expiresAt))}`;
     return `new key ${typeof d.newPrefix === "string" ? `${d.newPrefix}…` : ""}; old key ${until}`;
+  }
+  if (action.startsWith("member.")) {
+    const who = typeof d.email === "string" ? d.email : "";
+    if (action === "member.role_changed") return `${who}: ${String(d.from)} → ${String(d.to)}`;
+    return typeof d.role === "string" ? `${who} (${d.role})` : who;
   }
   return "";
 }
