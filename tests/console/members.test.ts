@@ -2,6 +2,8 @@
 // and on the Postgres server: who may list, invite, change a role, remove, revoke and leave, in their organization
 // and in another; CSRF; the last owner kept; a link used once (also by two at the same moment) and not after its
 // expiry (time injected); removal ending sessions; the audit log; mail through an SMTP transport when configured.
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as acceptRoute from "@/app/api/console/invitations/accept/route";
 import * as registerRoute from "@/app/api/console/invitations/register/route";
@@ -717,6 +719,70 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     });
     expect(invitationMail(config, { ...mailFields(), to: "a@b.test" }).from).toBe("Ops <ops@example.com>");
     expect(await mailInvitation(loadConfig({}), { ...mailFields(), to: "a@b.test" })).toBe(false);
+  });
+});
+
+// A minimal SMTP server on loopback (no TLS, no auth): the messages it was given, as raw DATA.
+async function fakeSmtp(): Promise<{ url: string; messages: string[]; close: () => Promise<void> }> {
+  const messages: string[] = [];
+  const server = createServer((socket) => {
+    let buffer = "";
+    let inData = false;
+    socket.write("220 fake ESMTP\r\n");
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString("utf8");
+      for (;;) {
+        if (inData) {
+          const end = buffer.indexOf("\r\n.\r\n");
+          if (end < 0) return;
+          messages.push(buffer.slice(0, end));
+          buffer = buffer.slice(end + 5);
+          inData = false;
+          socket.write("250 queued\r\n");
+          continue;
+        }
+        const eol = buffer.indexOf("\r\n");
+        if (eol < 0) return;
+        const line = buffer.slice(0, eol).toUpperCase();
+        buffer = buffer.slice(eol + 2);
+        if (line.startsWith("EHLO")) socket.write("250-fake\r\n250 8BITMIME\r\n");
+        else if (line.startsWith("DATA")) {
+          inData = true;
+          socket.write("354 go\r\n");
+        } else if (line.startsWith("QUIT")) socket.end("221 bye\r\n");
+        else socket.write("250 ok\r\n");
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("invitation mail through nodemailer", () => {
+  it("reaches an SMTP server of SMTP_URL with the link; an unreachable one is reported, not thrown", async () => {
+    const smtp = await fakeSmtp();
+    try {
+      const config = loadConfig({ PUBLIC_BASE_URL: "https://portal.example.com", SMTP_URL: smtp.url });
+      expect(await mailInvitation(config, { ...mailFields(), to: "new@example.com" })).toBe(true);
+      expect(smtp.messages).toHaveLength(1);
+      const raw = smtp.messages[0]!;
+      expect(raw).toMatch(/^To: new@example\.com$/m);
+      expect(raw).toMatch(/^From: Public Catalog API <no-reply@portal\.example\.com>$/m);
+      expect(raw).toMatch(/^Subject: Invitation to join Acme$/m);
+      expect(raw).toContain("https://portal.example.com/console/invitations/x");
+    } finally {
+      await smtp.close();
+    }
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const closed = loadConfig({ SMTP_URL: smtp.url });
+    expect(await mailInvitation(closed, { ...mailFields(), to: "new@example.com" })).toBe(false);
+    expect(error).toHaveBeenCalledWith("[console] the invitation could not be mailed:", expect.any(String));
+    error.mockRestore();
   });
 });
 
