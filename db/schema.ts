@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   apiKey: "key",
   changelog: "chg",
   auditEvent: "aud",
+  invitation: "inv",
 } as const;
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];
 

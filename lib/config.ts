@@ -84,6 +84,14 @@ export const configSchema = z.object({
   /** Failed console sign-ins allowed per client address and per account per window. */
   SIGN_IN_FAILURE_LIMIT: int(1, 1_000_000).default(10),
   SIGN_IN_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(900),
+  /** Mail (issue 26): an SMTP server through which invitations are also mailed (nodemailer); unset, nothing is mailed
+   * and the console shows the link to copy. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s/]+/, { error: "expected an smtp:// or smtps:// URL" })
+    .optional(),
+  /** The From of mailed invitations (default: no-reply at the public base URL's host). */
+  SMTP_FROM: z.string().min(3).optional(),
   DEMO_SEED: z.enum(["auto", "never"], { error: "expected auto or never" }).default("auto"),
 });
 

@@ -113,6 +113,8 @@ describe("loadConfig", () => {
     ["SIGN_IN_FAILURE_LIMIT", "0"],
     ["SIGN_IN_FAILURE_WINDOW_SECONDS", "86401"],
     ["DEMO_SEED", "always"],
+    ["SMTP_URL", "mail.example.com:25"],
+    ["SMTP_FROM", "x"],
   ];
 
   it.each(BAD)("refuses %s=%s with a ConfigError naming it", (name, value) => {

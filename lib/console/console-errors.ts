@@ -26,6 +26,23 @@ export const CONSOLE_ERRORS = {
     error: "Conflict",
     message: "Only a planned (roadmap) entry can be promoted to released.",
   },
+  // Members (issue 26): the organization would be left without an owner.
+  CONSOLE_LAST_OWNER: {
+    status: 409,
+    error: "Conflict",
+    message: "An organization keeps at least one owner: make another member an owner first, then try again.",
+  },
+  CONSOLE_MEMBER_CONFLICT: {
+    status: 409,
+    error: "Conflict",
+    message: "This person is already a member of the organization or has an open invitation.",
+  },
+  // An invitation link that is unknown, expired, already used or revoked.
+  CONSOLE_INVITATION_GONE: {
+    status: 410,
+    error: "Gone",
+    message: "This invitation link is no longer valid: ask for a new one.",
+  },
   CONSOLE_PAYLOAD_TOO_LARGE: {
     status: 413,
     error: "Payload Too Large",

@@ -72,14 +72,19 @@ export function consoleOrigin(config: Pick<Config, "baseUrl">, headers: Headers)
 // URL's, or the very address the request was sent to) and its X-CSRF-Token the session's token (SameSite=Lax
 // cookies alone leave same-site subdomains and old browsers open).
 export function checkCsrf(rt: Runtime, user: ConsoleUser, request: Request): void {
-  const origin = request.headers.get("origin");
-  if (!origin || origin !== consoleOrigin(rt.config, request.headers)) {
-    throw new ConsoleError("CONSOLE_CSRF", "Cross-origin request refused: the Origin is not the console's.");
-  }
+  checkOrigin(rt, request);
   const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? "");
   const expected = Buffer.from(csrfTokenFor(rt.config, user.id, request.headers));
   if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
     throw new ConsoleError("CONSOLE_CSRF");
+}
+
+// Refuses a request whose Origin is not the console's (the base URL's, or the very address it was sent to).
+export function checkOrigin(rt: Runtime, request: Request): void {
+  const origin = request.headers.get("origin");
+  if (!origin || origin !== consoleOrigin(rt.config, request.headers)) {
+    throw new ConsoleError("CONSOLE_CSRF", "Cross-origin request refused: the Origin is not the console's.");
+  }
 }
 
 // What a console handler receives.
@@ -116,6 +121,30 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
       out.headers.set("Cache-Control", "no-store");
       out.headers.set("X-Content-Type-Options", "nosniff");
       return out;
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+// Wraps a console handler that needs no session (accepting an invitation with a new account: the link's secret is
+// the credential): the same body bound, JSON and error mapping, and the same Origin check of a state-changing
+// request (there is no session to bind a CSRF token to).
+export function openConsoleRoute<P extends Record<string, string> = Record<string, never>>(
+  handler: (c: Omit<ConsoleContext<P>, "user">) => Promise<unknown>,
+  opts: { status?: number } = {},
+): (request: Request, context: { params: Promise<P> }) => Promise<Response> {
+  return async (request, context) => {
+    try {
+      const rt = getRuntime();
+      const text = SAFE_METHODS.has(request.method) ? null : await readConsoleBody(request);
+      let body: unknown = {};
+      if (text !== null) {
+        checkOrigin(rt, request);
+        body = parseJson(text.toString("utf8"));
+      }
+      const params = await context.params;
+      return json(opts.status ?? 200, await handler({ rt, params, body, request }));
     } catch (err) {
       return errorResponse(err);
     }

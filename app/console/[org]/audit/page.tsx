@@ -223,7 +223,7 @@ function describe(action: string, d: Record<string, unknown>): string {
     const until = grace === 0 ? "stopped at once" : `works until ${formatTime(String(d.expiresAt))}`;
     return `new key ${typeof d.newPrefix === "string" ? `${d.newPrefix}…` : ""}; old key ${until}`;
   }
-  if (typeof d.role === "string" && typeof d.from === "string") return `${d.from} → ${d.role}`;
+  if (action === "member.role_changed") return `${String(d.from)} → ${String(d.to ?? d.role)}`;
   if (typeof d.role === "string") return `role ${d.role}`;
   return "";
 }

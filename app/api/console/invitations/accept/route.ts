@@ -1,0 +1,6 @@
+// Accepts an invitation (its link's secret in the body) as the signed-in user with the invited email address.
+import { consoleRoute } from "@/lib/console/http";
+import { acceptInvitation } from "@/lib/console/members";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute(({ rt, user, body }) => acceptInvitation(rt, user, body));

@@ -1,0 +1,8 @@
+// Changes a member's role (owners and admins; only owners make or unmake owners; never the last owner).
+import { consoleRoute } from "@/lib/console/http";
+import { changeMemberRole } from "@/lib/console/members";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute<{ org: string; id: string }>(({ rt, user, params, body }) =>
+  changeMemberRole(rt, user, params.org, params.id, body),
+);

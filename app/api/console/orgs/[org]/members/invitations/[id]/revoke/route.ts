@@ -1,0 +1,8 @@
+// Revokes an open invitation (owners and admins): its link stops working at once.
+import { consoleRoute } from "@/lib/console/http";
+import { revokeInvitation } from "@/lib/console/members";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute<{ org: string; id: string }>(({ rt, user, params }) =>
+  revokeInvitation(rt, user, params.org, params.id),
+);

@@ -1,0 +1,10 @@
+// Invites an email address with a role (owners and admins): the single-use link in the answer, mailed when SMTP is set.
+import { consoleOrigin, consoleRoute } from "@/lib/console/http";
+import { inviteMember } from "@/lib/console/members";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute<{ org: string }>(
+  ({ rt, user, params, body, request }) =>
+    inviteMember(rt, user, params.org, body, consoleOrigin(rt.config, request.headers)),
+  { status: 201 },
+);

@@ -1,0 +1,6 @@
+// Leaves the organization (any member but its last owner).
+import { consoleRoute } from "@/lib/console/http";
+import { leaveOrg } from "@/lib/console/members";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute<{ org: string }>(({ rt, user, params }) => leaveOrg(rt, user, params.org));
