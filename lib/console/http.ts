@@ -90,6 +90,8 @@ export interface ConsoleContext<P> {
   /** The parsed JSON body of a state-changing request ({} when empty). */
   body: unknown;
   request: Request;
+  /** Headers added to the answer (a re-issued session cookie). */
+  responseHeaders: Headers;
 }
 
 // Wraps a console handler as a Next.js route handler: the handler returns the JSON body of a success.
@@ -110,7 +112,35 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      return json(opts.status ?? 200, await handler({ rt, user, params, body, request }));
+      const responseHeaders = new Headers();
+      const res = json(
+        opts.status ?? 200,
+        await handler({ rt, user, params, body, request, responseHeaders }),
+      );
+      for (const [name, value] of responseHeaders) res.headers.append(name, value);
+      return res;
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+// Wraps a console handler that needs no session (the password reset page's form: the link's token is the
+// credential): a POST whose Origin must be the console's, a bounded JSON body, the same error mapping.
+export function consoleAnonymousRoute(
+  handler: (c: { rt: Runtime; body: unknown; request: Request }) => Promise<unknown>,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    try {
+      const rt = getRuntime();
+      const text = await readConsoleBody(request);
+      const origin = request.headers.get("origin");
+      if (!origin || origin !== consoleOrigin(rt.config, request.headers))
+        throw new ConsoleError(
+          "CONSOLE_CSRF",
+          "Cross-origin request refused: the Origin is not the console's.",
+        );
+      return json(200, await handler({ rt, body: parseJson(text.toString("utf8")), request }));
     } catch (err) {
       return errorResponse(err);
     }
