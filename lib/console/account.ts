@@ -14,7 +14,7 @@ import { ConsoleError } from "./console-errors";
 import { consoleOrigin, csrfTokenFor } from "./http";
 import { parseInput } from "./keys";
 import { reissueSession } from "./session";
-import { twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
+import { countWrongAttempt, refuseWhileLocked, twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
 
 // How long a password reset link works.
 export const RESET_LINK_TTL_MS = 60 * 60 * 1000;
@@ -137,8 +137,11 @@ export async function changePassword(
       "CONSOLE_ACCOUNT_CONFLICT",
       "This account has no password: it signs in with your organization's identity provider.",
     );
-  if (!(await verifyPassword(currentPassword, row.passwordHash)))
+  refuseWhileLocked(rt, user.id);
+  if (!(await verifyPassword(currentPassword, row.passwordHash))) {
+    await countWrongAttempt(rt, user.id);
     throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
+  }
   const passwordHash = await hashPassword(newPassword);
   const version = await db.transaction(async (tx) => {
     const [updated] = await tx.query<{ sv: number }>(

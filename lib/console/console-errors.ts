@@ -50,6 +50,11 @@ export const CONSOLE_ERRORS = {
     message:
       "This password reset link has expired or was already used. Ask an owner of your organization for a new one.",
   },
+  CONSOLE_TOO_MANY_ATTEMPTS: {
+    status: 429,
+    error: "Too Many Requests",
+    message: "Too many wrong passwords or codes. Try again later.",
+  },
   CONSOLE_PAYLOAD_TOO_LARGE: {
     status: 413,
     error: "Payload Too Large",

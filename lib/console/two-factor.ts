@@ -174,6 +174,29 @@ export async function verifySecondFactor(
   return used.length ? "recovery" : null;
 }
 
+// Wrong passwords and codes typed in the account's settings (a session left open is not a way to guess them): they
+// count on the sign-in failure limiter per account (SIGN_IN_FAILURE_LIMIT per SIGN_IN_FAILURE_WINDOW_SECONDS, a key of
+// their own), and a full window refuses every such check of the account (429) until it frees.
+const attemptKey = (userId: string) => `account-check:${userId}`;
+
+// Throws CONSOLE_TOO_MANY_ATTEMPTS while the account's checks are refused.
+export function refuseWhileLocked(rt: Runtime, userId: string, now: number = Date.now()): void {
+  const until = rt.signInBlocks.get(attemptKey(userId));
+  if (until !== undefined && until > now) throw new ConsoleError("CONSOLE_TOO_MANY_ATTEMPTS");
+}
+
+// Counts one wrong password or code of the account's settings; a full window locks its checks.
+export async function countWrongAttempt(
+  rt: Runtime,
+  userId: string,
+  now: number = Date.now(),
+): Promise<void> {
+  const key = attemptKey(userId);
+  const r = await rt.limiters.signInFailureByAccount.limit(key);
+  if (!r.success || r.remaining === 0)
+    rt.signInBlocks.set(key, r.reset > now ? r.reset : now + rt.config.SIGN_IN_FAILURE_WINDOW_SECONDS * 1000);
+}
+
 // The signed-in account as these operations need it: id, email, and whether this session came through SSO.
 type AccountActor = Actor & { sso?: boolean };
 
@@ -282,10 +305,16 @@ export async function disableTwoFactor(
     const account = await accountOf(tx, user.id);
     if (!(await hasTwoFactor(tx, user.id)))
       throw new ConsoleError("CONSOLE_ACCOUNT_CONFLICT", "Two-factor sign-in is not on.");
-    if (!(await verifyPassword(password, account.passwordHash)))
+    refuseWhileLocked(rt, user.id);
+    if (!(await verifyPassword(password, account.passwordHash))) {
+      await countWrongAttempt(rt, user.id);
       throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
+    }
     const factor = await verifySecondFactor(tx, rt.config, user.id, code, now);
-    if (!factor) throw new ConsoleError("CONSOLE_WRONG_CODE");
+    if (!factor) {
+      await countWrongAttempt(rt, user.id);
+      throw new ConsoleError("CONSOLE_WRONG_CODE");
+    }
     await tx.query("delete from user_recovery_codes where user_id = $1", [user.id]);
     await tx.query("delete from user_two_factor where user_id = $1", [user.id]);
     await recordAudit(tx, {
@@ -313,11 +342,14 @@ export async function regenerateRecoveryCodes(
   return (await rt.db()).transaction(async (tx) => {
     if (!(await hasTwoFactor(tx, user.id)))
       throw new ConsoleError("CONSOLE_ACCOUNT_CONFLICT", "Two-factor sign-in is not on.");
+    refuseWhileLocked(rt, user.id);
     if (
       !/^\d{6}$/.test(normalizeCode(code)) ||
       !(await verifySecondFactor(tx, rt.config, user.id, code, now))
-    )
+    ) {
+      await countWrongAttempt(rt, user.id);
       throw new ConsoleError("CONSOLE_WRONG_CODE", "Enter the current 6-digit code of your app.");
+    }
     const recoveryCodes = await replaceRecoveryCodes(tx, user.id);
     await recordAudit(tx, {
       orgId: null,

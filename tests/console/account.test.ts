@@ -643,3 +643,55 @@ describe.each(["pglite", "pg"] as const)("accounts on %s", (driver) => {
     });
   });
 });
+
+// Wrong passwords and codes typed in the account's settings count like failed sign-ins (a session left open is not a
+// way to guess them): SIGN_IN_FAILURE_LIMIT of them lock the account's checks (429), the right password included.
+describe.each(["pglite", "pg"] as const)("account checks' limit on %s", (driver) => {
+  let fx: ApiFixture;
+  beforeAll(async () => {
+    fx = await setupApi(driver, { AUTH_SECRET: "l".repeat(40), SIGN_IN_FAILURE_LIMIT: "3" });
+  });
+  afterAll(async () => {
+    await fx?.close();
+  });
+
+  it("three wrong current passwords lock password changes; another account is not concerned", async () => {
+    const post = async (email: string, body: unknown) => {
+      const user = await createUser(fx.db, { email, name: email, password: PASSWORD }).catch(async () => {
+        const [row] = await fx.db.query<User>("select id, email from users where email = $1", [email]);
+        return row!;
+      });
+      const { cookie } = await signInAs(email);
+      const headers = new Headers({ cookie, origin: BASE, "content-type": "application/json" });
+      headers.set("x-csrf-token", csrfTokenFor(fx.config, user.id, headers));
+      const res = await passwordRoute.POST(
+        new Request(`${BASE}/api/console/account/password`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(body),
+        }),
+        { params: Promise.resolve({}) },
+      );
+      return [res.status, ((await res.json()) as { code?: string }).code];
+    };
+    let ipN = 0;
+    const signInAs = async (email: string) => {
+      ipN += 1;
+      const headers = { "x-forwarded-for": `10.27.0.${ipN}` };
+      const { csrfToken, jar } = await csrf(new Map(), headers);
+      const response = await authRequest("/api/auth/callback/credentials", {
+        cookie: cookieHeader(jar),
+        headers,
+        form: { csrfToken, email, password: PASSWORD, callbackUrl: "/console" },
+      });
+      storeCookies(jar, response);
+      return { cookie: cookieHeader(jar) };
+    };
+    const wrong = { currentPassword: "not the password", newPassword: NEW_PASSWORD };
+    const right = { currentPassword: PASSWORD, newPassword: NEW_PASSWORD };
+    for (let i = 0; i < 3; i++)
+      expect(await post("locked@limits.test", wrong)).toEqual([400, "CONSOLE_WRONG_PASSWORD"]);
+    expect(await post("locked@limits.test", right)).toEqual([429, "CONSOLE_TOO_MANY_ATTEMPTS"]);
+    expect(await post("other@limits.test", right)).toEqual([200, undefined]);
+  });
+});
