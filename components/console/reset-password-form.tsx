@@ -2,7 +2,7 @@
 // The reset page's form: a new password (twice) sent with the link's token to /api/console/account/reset-password
 // (no session needed: the link is the credential). Done: a link to sign in; a used or expired link: said so.
 import Link from "next/link";
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
 
 export function ResetPasswordForm({ token }: { token: string }) {
@@ -11,6 +11,11 @@ export function ResetPasswordForm({ token }: { token: string }) {
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
+
+  // Done: the focus on the outcome's title, once it is on the page.
+  useEffect(() => {
+    if (done) heading.current?.focus();
+  }, [done]);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -35,7 +40,6 @@ export function ResetPasswordForm({ token }: { token: string }) {
         return;
       }
       setDone(true);
-      requestAnimationFrame(() => heading.current?.focus());
     } catch {
       setError("The console could not be reached. Check your connection and try again.");
     } finally {
