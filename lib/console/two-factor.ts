@@ -157,7 +157,15 @@ export async function verifySecondFactor(
   );
   if (!row) return null;
   if (/^\d{6}$/.test(normalized)) {
-    const step = totpStep(decryptSecret(config, userId, row.secret), normalized, now);
+    let secret: string;
+    try {
+      secret = decryptSecret(config, userId, row.secret);
+    } catch {
+      // Another AUTH_SECRET than the set-up's: no code can match (a recovery code still works).
+      console.error(`[console] two-factor secret of ${userId} does not decrypt (AUTH_SECRET changed?)`);
+      return null;
+    }
+    const step = totpStep(secret, normalized, now);
     if (step === null) return null;
     const taken = await db.query(
       `update user_two_factor set last_step = $2

@@ -439,7 +439,7 @@ describe.each(["pglite", "pg"] as const)("accounts on %s", (driver) => {
 
     it("codes are checked within ±1 step and never twice (time injected)", async () => {
       const a = await account("globex", "owner");
-      const { secret } = await enableTwoFactor(a);
+      const { secret, recoveryCodes } = await enableTwoFactor(a);
       const t0 = Math.ceil((Date.now() + 120_000) / 30_000) * 30_000 + 5_000; // a later step, 5 s into it
       const check = (code: string, now: number) => verifySecondFactor(fx.db, fx.config, a.user.id, code, now);
       // Two steps late or early: refused (and nothing recorded).
@@ -454,6 +454,14 @@ describe.each(["pglite", "pg"] as const)("accounts on %s", (driver) => {
       // One step early: accepted.
       expect(await check(codeAt(secret, t0 + 30_000), t0)).toBe("totp");
       expect(await check("12345", t0)).toBeNull();
+      // Under another AUTH_SECRET the secret does not decrypt: no code matches (no error), recovery codes still work.
+      const other = { ...fx.config, AUTH_SECRET: "z".repeat(40) };
+      vi.spyOn(console, "error").mockImplementation(() => {});
+      expect(
+        await verifySecondFactor(fx.db, other, a.user.id, codeAt(secret, t0 + 30_000), t0 + 30_000),
+      ).toBeNull();
+      vi.restoreAllMocks();
+      expect(await verifySecondFactor(fx.db, other, a.user.id, recoveryCodes[0]!, t0)).toBe("recovery");
       expect(await check("", t0)).toBeNull();
     });
 
