@@ -8,6 +8,7 @@
 // it; a dialog closes on Escape and gives the focus back to its button (a destructive one opens on Cancel); after a
 // change the focus is on the member's row, or on the list's heading when the row is gone; an invalid field gets its
 // message next to it, in words, and the focus.
+import { PasswordResetButton } from "./password-reset-button";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { CopyButton } from "@/components/copy-button";
@@ -306,6 +307,14 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
                           disabled={!hydrated}
                           onClick={() => setPending({ action: "remove", member: m })}
                         />
+                        {list.role === "owner" ? (
+                          <PasswordResetButton
+                            org={list.org.slug}
+                            userId={m.userId}
+                            email={m.email}
+                            csrfToken={csrfToken}
+                          />
+                        ) : null}
                       </div>
                     ) : (
                       <span className="help">—</span>

@@ -1,8 +1,13 @@
 "use client";
-// The console's sign-in forms: email + password (a normal form POST to Auth.js' credentials callback, relative: it
-// answers on the address the page was opened at) and, when configured, "Sign in with SSO". Both need Auth.js' CSRF
-// token, fetched once on load (it also sets its cookie). After a refused attempt the email typed is back in its field.
-import { useEffect, useRef, useState } from "react";
+// The console's sign-in forms: email + password (a POST to Auth.js' credentials callback, relative: it answers on the
+// address the page was opened at) and, when configured, "Sign in with SSO". Both need Auth.js' CSRF token, fetched
+// once on load (it also sets its cookie). After a refused attempt the email typed is back in its field.
+// Two-factor: the password form is sent with fetch (X-Auth-Return-Redirect: Auth.js answers the URL it would redirect
+// to); when that URL asks for the code (?code=two_factor, after any password of an account with two-factor), the form
+// reveals a code field and keeps the email and password typed, and the next submit sends all three. A refused code
+// (?code=two_factor_failed) is said next to the form, without telling whether the password or the code was wrong.
+// Any other answer (signed in, refused, rate-limited) is followed as the redirect it is.
+import { useEffect, useRef, useState, type FormEvent } from "react";
 
 let inflight: Promise<string> | undefined;
 
@@ -29,15 +34,64 @@ export function SignInForm({
   sso,
   callbackUrl,
   retry = false,
+  askCode = false,
 }: {
   sso: boolean;
   callbackUrl: string;
   retry?: boolean;
+  /** Show the code field from the start (the page was reached with ?code=two_factor without script). */
+  askCode?: boolean;
 }) {
   const [csrfToken, setCsrfToken] = useState<string | null>(null);
   const emailInput = useRef<HTMLInputElement>(null);
+  const codeInput = useRef<HTMLInputElement>(null);
   const [failed, setFailed] = useState(false);
   const [redirecting, setRedirecting] = useState(false);
+  const [codeStep, setCodeStep] = useState(askCode);
+  const [codeError, setCodeError] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+  // Bumped at each answer that asks for the code: the code field then takes the focus (and is emptied).
+  const [codeAsked, setCodeAsked] = useState(0);
+
+  useEffect(() => {
+    if (codeAsked && codeInput.current) {
+      codeInput.current.value = "";
+      codeInput.current.focus();
+    }
+  }, [codeAsked]);
+
+  // Sends the form with fetch; follows the answer, or reveals the code step.
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    sessionStorage.setItem(EMAIL_KEY, emailInput.current?.value ?? "");
+    setSubmitting(true);
+    setCodeError(null);
+    try {
+      const res = await fetch(e.currentTarget.action, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-auth-return-redirect": "1" },
+        body: new URLSearchParams(
+          [...new FormData(e.currentTarget)].map(([k, v]) => [k, String(v)] as [string, string]),
+        ),
+      });
+      const { url } = (await res.json()) as { url: string };
+      const next = new URL(url, window.location.href);
+      const code = next.pathname === "/console/sign-in" ? next.searchParams.get("code") : null;
+      if (code === "two_factor" || code === "two_factor_failed") {
+        setCodeStep(true);
+        setCodeError(
+          code === "two_factor_failed" ? "Incorrect password or code. Check both and try again." : null,
+        );
+        setCodeAsked((n) => n + 1);
+        setSubmitting(false);
+        return;
+      }
+      window.location.assign(next.href);
+    } catch {
+      setSubmitting(false);
+      setFailed(true);
+    }
+  }
 
   useEffect(() => {
     const sent = retry ? sessionStorage.getItem(EMAIL_KEY) : null;
@@ -76,12 +130,7 @@ export function SignInForm({
 
   return (
     <>
-      <form
-        className="sign-in-form"
-        method="post"
-        action="/api/auth/callback/credentials"
-        onSubmit={() => sessionStorage.setItem(EMAIL_KEY, emailInput.current?.value ?? "")}
-      >
+      <form className="sign-in-form" method="post" action="/api/auth/callback/credentials" onSubmit={submit}>
         <input type="hidden" name="csrfToken" value={csrfToken ?? ""} />
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
         <div className="field">
@@ -106,7 +155,31 @@ export function SignInForm({
             required
           />
         </div>
-        <button type="submit" className="primary" disabled={!csrfToken}>
+        {codeStep ? (
+          <div className="field">
+            <label htmlFor="sign-in-code">Two-factor code</label>
+            <input
+              id="sign-in-code"
+              name="code"
+              type="text"
+              inputMode="text"
+              autoComplete="one-time-code"
+              required
+              maxLength={64}
+              ref={codeInput}
+              aria-describedby="sign-in-code-help"
+            />
+            <p className="help" id="sign-in-code-help">
+              The 6-digit code of your authenticator app, or one of your recovery codes.
+            </p>
+          </div>
+        ) : null}
+        {codeError ? (
+          <p className="error-text" role="alert">
+            {codeError}
+          </p>
+        ) : null}
+        <button type="submit" className="primary" disabled={!csrfToken || submitting}>
           Sign in
         </button>
       </form>

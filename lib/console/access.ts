@@ -9,10 +9,12 @@ export const ROLES = ["member", "admin", "owner"] as const;
 export const roleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof roleSchema>;
 
-// The signed-in user as the console's checks need it.
+// The signed-in user as the console's checks need it (`sso`: this session came through the OpenID Connect provider,
+// whose own multi-factor policy an organization that requires two-factor sign-in trusts).
 export interface Actor {
   id: string;
   email: string;
+  sso?: boolean;
 }
 
 // An organization the user belongs to, with their role there.
@@ -40,23 +42,34 @@ export async function listMemberships(db: Queryable, userId: string): Promise<Me
 }
 
 // The user's membership of the organization with this slug if their role is at least `needed`; throws
-// CONSOLE_NOT_FOUND when they are not a member (or there is no such organization), CONSOLE_FORBIDDEN when the
-// role is too weak. Pass the transaction that makes the change, so that the check and the change agree.
+// CONSOLE_NOT_FOUND when they are not a member (or there is no such organization), CONSOLE_TWO_FACTOR_REQUIRED when
+// the organization requires two-factor sign-in and this session meets it neither by the account's two-factor nor
+// by SSO, CONSOLE_FORBIDDEN when the role is too weak. Pass the transaction that makes the change, so that the
+// check and the change agree.
 export async function requireRole(
   db: Queryable,
   user: Actor,
   orgSlug: string,
   needed: "member" | "admin",
 ): Promise<Membership> {
-  const rows = await db.query<{ id: string; slug: string; name: string; role: Role }>(
-    `select o.id, o.slug, o.name, m.role
+  const rows = await db.query<{
+    id: string;
+    slug: string;
+    name: string;
+    role: Role;
+    twoFactorRequired: boolean;
+    twoFactor: boolean;
+  }>(
+    `select o.id, o.slug, o.name, m.role, o.two_factor_required as "twoFactorRequired",
+            exists (select 1 from user_two_factor t where t.user_id = $2 and t.enabled_at is not null) as "twoFactor"
        from organizations o join memberships m on m.org_id = o.id and m.user_id = $2
       where o.slug = $1`,
     [orgSlug, user.id],
   );
   const row = rows[0];
   if (!row) throw new ConsoleError("CONSOLE_NOT_FOUND", "No such organization.");
-  const { role, ...org } = row;
+  const { role, twoFactorRequired, twoFactor, ...org } = row;
+  if (twoFactorRequired && !twoFactor && !user.sso) throw new ConsoleError("CONSOLE_TWO_FACTOR_REQUIRED");
   if (needed === "admin" && !canManage(role)) {
     throw new ConsoleError(
       "CONSOLE_FORBIDDEN",

@@ -5,8 +5,10 @@ import { CredentialsSignin } from "@auth/core/errors";
 import Credentials from "@auth/core/providers/credentials";
 import type { Provider } from "@auth/core/providers";
 import type { JWT } from "@auth/core/jwt";
+import type { Queryable } from "@/db/client";
 import { endSessions, findUserByEmail, findUserById, verifyUserCredentials, type User } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
+import { auditRecoveryCodeUsed, verifySecondFactor } from "@/lib/console/two-factor";
 import { clientAddress } from "@/lib/public-api/client-address";
 import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit/types";
 import type { Runtime } from "@/lib/runtime";
@@ -16,6 +18,9 @@ export const AUTH_BASE_PATH = "/api/auth";
 
 // The console's sign-in page (also where Auth.js sends errors, as ?error=…&code=…).
 export const SIGN_IN_PAGE = "/console/sign-in";
+
+// How long a console session lasts (renewed while used).
+export const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 
 // Auth.js' user, as authorize and the OIDC check hand it to the jwt callback: with the account's session version.
 declare module "@auth/core/types" {
@@ -41,6 +46,17 @@ class InvalidCredentials extends CredentialsSignin {
   code = "credentials";
 }
 
+// The second step of an account with two-factor sign-in: the form asks for a code (?code=two_factor). Answered after
+// any password of such an account, right or wrong, so that it tells nothing of the password.
+export class TwoFactorRequired extends CredentialsSignin {
+  code = "two_factor";
+}
+
+// The second step refused: the password or the code was wrong, not told which (?code=two_factor_failed).
+export class TwoFactorFailed extends CredentialsSignin {
+  code = "two_factor_failed";
+}
+
 // The Auth.js configuration of a runtime: built per request (cheap), reading the runtime's config, database and limiters.
 export function authConfig(rt: Runtime): AuthConfig {
   const config = rt.config;
@@ -52,15 +68,32 @@ export function authConfig(rt: Runtime): AuthConfig {
       credentials: {
         email: { label: "Email", type: "email" },
         password: { label: "Password", type: "password" },
+        code: { label: "Code", type: "text" },
       },
       authorize: async (credentials, request) => {
         const email = typeof credentials.email === "string" ? credentials.email.trim().toLowerCase() : "";
         const password = typeof credentials.password === "string" ? credentials.password : "";
+        const code = typeof credentials.code === "string" ? credentials.code.trim() : "";
         const address = clientAddress(request.headers);
         if (signInRefused(rt, address, email)) throw new SignInRateLimited();
         const db = await rt.db();
         // Unknown email and wrong password cost one scrypt each (a dummy hash for an unknown email) and answer alike.
         const user = email && password ? await verifyUserCredentials(db, email, password) : null;
+        // An account with two-factor sign-in: the code is asked for after any password (a wrong one is counted as a
+        // failure, silently), and a wrong password or code is refused alike. Who has the password but not the
+        // second factor, or neither, learns nothing of the password here. (What it tells: that this email has
+        // two-factor sign-in on.)
+        if (email && (await hasTwoFactorByEmail(db, email))) {
+          if (!user) await countFailure(rt, address, email);
+          if (!code) throw new TwoFactorRequired();
+          if (!user) throw new TwoFactorFailed();
+          const factor = await verifySecondFactor(db, rt.config, user.id, code);
+          if (!factor) {
+            await countFailure(rt, address, email);
+            throw new TwoFactorFailed();
+          }
+          if (factor === "recovery") await auditRecoveryCodeUsed(db, user);
+        }
         if (user)
           return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
         await countFailure(rt, address, email);
@@ -84,7 +117,7 @@ export function authConfig(rt: Runtime): AuthConfig {
     trustHost: true,
     secret: authSecret(config),
     useSecureCookies: secure,
-    session: { strategy: "jwt", maxAge: 8 * 60 * 60 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: SIGN_IN_PAGE, error: SIGN_IN_PAGE },
     providers,
     logger: {
@@ -123,12 +156,14 @@ export function authConfig(rt: Runtime): AuthConfig {
       // At sign-in the token takes the account's session version; every later read (GET /api/auth/session, which
       // also renews the cookie) needs the account to still be at that version, else the session is null and its
       // cookie cleared: a signed-out or outdated token is never renewed.
-      jwt: async ({ token, user }) => {
+      jwt: async ({ token, user, account }) => {
         if (user) {
           token.sub = user.id;
           token.email = user.email;
           token.name = user.name;
           token.sv = user.sessionVersion;
+          // A session through the provider: an organization requiring two-factor trusts the provider's own MFA.
+          if (account?.provider === "oidc") token.sso = true;
           delete token.picture;
           return token;
         }
@@ -187,4 +222,14 @@ async function countFailure(rt: Runtime, address: string, email: string, now = D
       rt.signInBlocks.set(keys[i]!, r.reset > now ? r.reset : now + windowMs);
     }
   });
+}
+
+// True when the account with this email has two-factor sign-in on.
+async function hasTwoFactorByEmail(db: Queryable, email: string): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 from users u join user_two_factor t on t.user_id = u.id
+      where u.email = $1 and t.enabled_at is not null`,
+    [email],
+  );
+  return rows.length > 0;
 }

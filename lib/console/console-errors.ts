@@ -43,6 +43,35 @@ export const CONSOLE_ERRORS = {
     error: "Gone",
     message: "This invitation link is no longer valid: ask for a new one.",
   },
+  // Accounts (issue 26): an organization that requires two-factor sign-in, refused to a member without it.
+  CONSOLE_TWO_FACTOR_REQUIRED: {
+    status: 403,
+    error: "Forbidden",
+    message:
+      "This organization requires two-factor sign-in. Set it up on your account page (/console/account) to continue.",
+  },
+  CONSOLE_WRONG_PASSWORD: { status: 400, error: "Bad Request", message: "The password is not correct." },
+  CONSOLE_WRONG_CODE: {
+    status: 400,
+    error: "Bad Request",
+    message: "The code is not valid (or was already used). Enter the current code of your app.",
+  },
+  CONSOLE_ACCOUNT_CONFLICT: {
+    status: 409,
+    error: "Conflict",
+    message: "The account is not in a state that allows this.",
+  },
+  CONSOLE_RESET_LINK_INVALID: {
+    status: 410,
+    error: "Gone",
+    message:
+      "This password reset link has expired or was already used. Ask an owner of your organization for a new one.",
+  },
+  CONSOLE_TOO_MANY_ATTEMPTS: {
+    status: 429,
+    error: "Too Many Requests",
+    message: "Too many wrong passwords or codes. Try again later.",
+  },
   CONSOLE_PAYLOAD_TOO_LARGE: {
     status: 413,
     error: "Payload Too Large",

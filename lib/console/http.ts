@@ -95,6 +95,8 @@ export interface ConsoleContext<P> {
   /** The parsed JSON body of a state-changing request ({} when empty). */
   body: unknown;
   request: Request;
+  /** Headers added to the answer (a re-issued session cookie). */
+  responseHeaders: Headers;
 }
 
 // Wraps a console handler as a Next.js route handler: the handler returns the JSON body of a success, or a Response
@@ -116,19 +118,23 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      const out = await handler({ rt, user, params, body, request });
-      if (!(out instanceof Response)) return json(opts.status ?? 200, out);
-      out.headers.set("Cache-Control", "no-store");
-      out.headers.set("X-Content-Type-Options", "nosniff");
-      return out;
+      const responseHeaders = new Headers();
+      const out = await handler({ rt, user, params, body, request, responseHeaders });
+      const res = out instanceof Response ? out : json(opts.status ?? 200, out);
+      if (out instanceof Response) {
+        res.headers.set("Cache-Control", "no-store");
+        res.headers.set("X-Content-Type-Options", "nosniff");
+      }
+      for (const [name, value] of responseHeaders) res.headers.append(name, value);
+      return res;
     } catch (err) {
       return errorResponse(err);
     }
   };
 }
 
-// Wraps a console handler that needs no session (accepting an invitation with a new account: the link's secret is
-// the credential): the same body bound, JSON and error mapping, and the same Origin check of a state-changing
+// Wraps a console handler that needs no session (accepting an invitation with a new account, the password reset
+// page's form: the link's secret is the credential): the same body bound, JSON and error mapping, and the same Origin check of a state-changing
 // request (there is no session to bind a CSRF token to).
 export function openConsoleRoute<P extends Record<string, string> = Record<string, never>>(
   handler: (c: Omit<ConsoleContext<P>, "user">) => Promise<unknown>,
@@ -144,7 +150,10 @@ export function openConsoleRoute<P extends Record<string, string> = Record<strin
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      return json(opts.status ?? 200, await handler({ rt, params, body, request }));
+      const responseHeaders = new Headers();
+      const res = json(opts.status ?? 200, await handler({ rt, params, body, request, responseHeaders }));
+      for (const [name, value] of responseHeaders) res.headers.append(name, value);
+      return res;
     } catch (err) {
       return errorResponse(err);
     }

@@ -2,7 +2,8 @@
 // authorization-code flow (state, PKCE, nonce) driven in-process through the /api/auth route handler.
 import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser, type User } from "@/db/users";
+import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
+import { addMembership, createUser, type User } from "@/db/users";
 import { getConsoleUser } from "@/lib/console/session";
 import { setupApi, type ApiFixture } from "../support/api";
 import {
@@ -77,9 +78,29 @@ describe.each(["pglite", "pg"] as const)("console sign-in with OpenID Connect on
     expect(response.headers.get("location")).toBe("http://api.test/console");
     expect(jar.has(sessionCookieName())).toBe(true);
     const me = await getConsoleUser(new Headers({ cookie: cookieHeader(jar) }));
-    expect(me).toEqual({ id: user.id, email: user.email, name: "SSO User", isStaff: false });
+    expect(me).toEqual({ id: user.id, email: user.email, name: "SSO User", isStaff: false, sso: true });
     const session = await authRequest("/api/auth/session", { cookie: cookieHeader(jar) });
     expect(((await session.json()) as { user: { id: string } }).user.id).toBe(user.id);
+  });
+
+  it("an organization that requires two-factor sign-in admits an SSO session (the provider's MFA is trusted)", async () => {
+    const [acme] = await fx.db.query<{ id: string }>("select id from organizations where slug = 'acme'");
+    await addMembership(fx.db, { userId: user.id, orgId: acme!.id, role: "member" });
+    await fx.db.query("update organizations set two_factor_required = true where id = $1", [acme!.id]);
+    try {
+      claims = { email: "sso.user@console.test", email_verified: true };
+      const { jar } = await ssoSignIn();
+      const headers = new Headers({ cookie: cookieHeader(jar), origin: "http://api.test" });
+      const res = await keysRoute.GET(
+        new Request("http://api.test/api/console/orgs/acme/keys", { headers }),
+        {
+          params: Promise.resolve({ org: "acme" }),
+        },
+      );
+      expect(res.status).toBe(200);
+    } finally {
+      await fx.db.query("update organizations set two_factor_required = false where id = $1", [acme!.id]);
+    }
   });
 
   it.each([

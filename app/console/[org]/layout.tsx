@@ -1,7 +1,10 @@
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { OrgNav } from "@/components/console/org-nav";
-import { listMemberships } from "@/lib/console/access";
+import { redirect } from "next/navigation";
+import { listMemberships, requireRole, type Actor } from "@/lib/console/access";
+import { ConsoleError } from "@/lib/console/console-errors";
+import type { Queryable } from "@/db/client";
 import { getConsoleUser } from "@/lib/console/session";
 import { previewOn } from "@/lib/preview";
 import { getRuntime } from "@/lib/runtime";
@@ -24,10 +27,25 @@ export default async function OrgLayout({
     ? (await listMemberships(await rt.db(), user.id)).some((m) => m.org.slug === slug)
     : false;
   if (!member) return children;
+  // An organization that requires two-factor sign-in: a member whose session does not meet it is sent to set it up
+  // (its routes refuse them with CONSOLE_TWO_FACTOR_REQUIRED; each page's own check throws the same).
+  if (await twoFactorMissing(await rt.db(), user!, slug))
+    redirect(`/console/account?required=${encodeURIComponent(slug)}`);
   return (
     <>
       <OrgNav slug={slug} webhooks={previewOn("webhooks", rt.config)} />
       {children}
     </>
   );
+}
+
+// True when the organization requires two-factor sign-in and this member's session does not meet it.
+async function twoFactorMissing(db: Queryable, user: Actor, slug: string): Promise<boolean> {
+  try {
+    await requireRole(db, user, slug, "member");
+    return false;
+  } catch (err) {
+    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED") return true;
+    throw err;
+  }
 }

@@ -15,6 +15,9 @@ function errorMessage(error: string | undefined, code: string | undefined): stri
     return "Too many failed attempts. Try again later.";
   if (error === "CredentialsSignin" && code === "unavailable")
     return "Sign-in is unavailable at the moment. Try again later.";
+  if (error === "CredentialsSignin" && code === "two_factor")
+    return "Enter your password again and the code of your authenticator app.";
+  if (error === "CredentialsSignin" && code === "two_factor_failed") return "Incorrect password or code.";
   if (error === "CredentialsSignin") return "Incorrect email or password.";
   if (error === "AccessDenied")
     return "This account cannot sign in here. Ask an administrator to invite your email address.";
@@ -53,7 +56,12 @@ export default async function SignInPage({
           {message}
         </p>
       ) : null}
-      <SignInForm sso={sso} callbackUrl={callbackUrl} retry={Boolean(message)} />
+      <SignInForm
+        sso={sso}
+        callbackUrl={callbackUrl}
+        retry={Boolean(message)}
+        askCode={first(params.code) === "two_factor" || first(params.code) === "two_factor_failed"}
+      />
     </div>
   );
 }

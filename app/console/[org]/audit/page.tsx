@@ -86,6 +86,10 @@ export default async function AuditPage({
     audit = await listOrgAudit(rt, user, slug, search);
   } catch (err) {
     if (err instanceof ConsoleError && err.status === 404) notFound();
+    // The organization requires two-factor sign-in and this session does not meet it (also on a client-side
+    // navigation, which does not run the layout's redirect again).
+    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED")
+      redirect(`/console/account?required=${encodeURIComponent(slug)}`);
     if (err instanceof ConsoleError && err.code === "CONSOLE_FORBIDDEN") {
       return (
         <div className="docs-content">

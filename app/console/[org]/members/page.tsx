@@ -31,6 +31,8 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
   if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/members`)}`);
   const listed = await listOrgMembers(rt, user, slug).catch((err: unknown) => {
     if (err instanceof ConsoleError && err.status === 404) notFound();
+    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED")
+      redirect(`/console/account?required=${encodeURIComponent(slug)}`);
     throw err;
   });
   return (

@@ -24,6 +24,10 @@ export default async function WebhooksPage({ params }: { params: Promise<{ org: 
   if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/webhooks`)}`);
   const listed = await listOrgWebhooks(rt, user, slug).catch((err: unknown) => {
     if (err instanceof ConsoleError && err.status === 404) notFound();
+    // The organization requires two-factor sign-in and this session does not meet it (also on a client-side
+    // navigation, which does not run the layout's redirect again).
+    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED")
+      redirect(`/console/account?required=${encodeURIComponent(slug)}`);
     throw err;
   });
   const org = encodeURIComponent(listed.org.slug);

@@ -1,0 +1,6 @@
+// Two-factor set-up confirmed: POST { code } turns it on and answers the recovery codes (shown once).
+import { consoleRoute } from "@/lib/console/http";
+import { confirmTwoFactor } from "@/lib/console/two-factor";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute(({ rt, user, body }) => confirmTwoFactor(rt, user, body));

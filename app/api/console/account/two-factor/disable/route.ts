@@ -1,0 +1,6 @@
+// Two-factor off: POST { password, code } (a code of the app or a recovery code).
+import { consoleRoute } from "@/lib/console/http";
+import { disableTwoFactor } from "@/lib/console/two-factor";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute(({ rt, user, body }) => disableTwoFactor(rt, user, body));

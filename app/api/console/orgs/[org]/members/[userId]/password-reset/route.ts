@@ -1,0 +1,9 @@
+// An owner issues a password reset link for a member: POST answers { url, expiresAt } (the URL shown once).
+import { issuePasswordReset } from "@/lib/console/account";
+import { consoleRoute } from "@/lib/console/http";
+
+export const dynamic = "force-dynamic";
+export const POST = consoleRoute<{ org: string; userId: string }>(
+  ({ rt, user, params, request }) => issuePasswordReset(rt, user, params.org, params.userId, request),
+  { status: 201 },
+);
