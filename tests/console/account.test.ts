@@ -13,7 +13,7 @@ import * as disableRoute from "@/app/api/console/account/two-factor/disable/rout
 import * as recoveryRoute from "@/app/api/console/account/two-factor/recovery-codes/route";
 import * as setupRoute from "@/app/api/console/account/two-factor/setup/route";
 import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
-import * as issueRoute from "@/app/api/console/orgs/[org]/members/[userId]/password-reset/route";
+import * as issueRoute from "@/app/api/console/orgs/[org]/members/[id]/password-reset/route";
 import * as orgTwoFactorRoute from "@/app/api/console/orgs/[org]/two-factor/route";
 import { addMembership, createUser, type User } from "@/db/users";
 import { RESET_LINK_TTL_MS, resetLinkEmail, resetPassword } from "@/lib/console/account";
@@ -228,7 +228,7 @@ describe.each(["pglite", "pg"] as const)("accounts on %s", (driver) => {
       call(issueRoute.POST as Handler, `/api/console/orgs/${org}/members/${target}/password-reset`, {
         cookie,
         userId,
-        params: { org, userId: target },
+        params: { org, id: target },
         csrf: csrfOk,
       });
     const use = (token: string, password = NEW_PASSWORD, origin = BASE) =>

@@ -3,7 +3,7 @@ import { issuePasswordReset } from "@/lib/console/account";
 import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string; userId: string }>(
-  ({ rt, user, params, request }) => issuePasswordReset(rt, user, params.org, params.userId, request),
+export const POST = consoleRoute<{ org: string; id: string }>(
+  ({ rt, user, params, request }) => issuePasswordReset(rt, user, params.org, params.id, request),
   { status: 201 },
 );
