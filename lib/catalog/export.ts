@@ -99,15 +99,24 @@ export async function openExport(
     // A failure of a batch read ahead is the next call's (never an unhandled rejection when the client has gone).
     const ahead = (p: Promise<Batch>) => (p.catch(() => undefined), p);
     let pending: Promise<Batch> | undefined = ahead(batch(q.after ?? ""));
+    let closed = false;
     return {
       cursor: head,
       next: async () => {
-        if (!pending) return [];
+        if (!pending || closed) return [];
         const b = await pending;
-        pending = b.after === undefined ? undefined : ahead(batch(b.after));
+        pending = b.after === undefined || closed ? undefined : ahead(batch(b.after));
         return b.lines;
       },
-      close: end,
+      // A batch still being read (the one read ahead when the client goes away) runs its statements one after the
+      // other on this connection: the transaction ends after them, never between them, else the batch's next
+      // statement would run on a connection back in the pool, inside another request's transaction (found by the
+      // isolation sweep: another export's SET TRANSACTION then failed, a 500). No batch starts once closing.
+      close: async (error) => {
+        closed = true;
+        await pending?.catch(() => undefined);
+        await end(error);
+      },
     };
   } catch (err) {
     await end(err);

@@ -368,6 +368,26 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
     expect(await openTransactions(fx)).toBe(0);
   });
 
+  it("a client gone while the next batch is read ahead: the snapshot ends after that batch, never under another request", async () => {
+    // The batch read ahead runs its statements one after the other on the snapshot's connection. Ended between two
+    // of them, the transaction gave the connection back to the pool with the batch's next statement still to come:
+    // it ran inside the next request's transaction, whose SET TRANSACTION then failed (a 500). Found by the
+    // isolation sweep (tests/security/tenant-isolation.test.ts).
+    for (let i = 0; i < 20; i++) {
+      const res = await send("/public/v1/export/products", { key: fx.acme.full });
+      const reader = res.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      const next = await send("/public/v1/export/families", { key: fx.globex.full });
+      const text = await next.text();
+      expect(next.status, text.slice(0, 300)).toBe(200);
+      expect(JSON.parse(text.trim().split("\n").pop()!)).toMatchObject({ end: true });
+    }
+    expect(fx.runtime.exports.size).toBe(0);
+    await databaseFree(fx);
+    expect(await openTransactions(fx)).toBe(0);
+  });
+
   it("a client that reads nothing for the idle delay loses its export: the snapshot ends, the stream errors", async () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
