@@ -285,6 +285,9 @@ export async function redeliverOrgWebhook(
   id: string,
   deliveryId: string,
 ): Promise<{ queued: true }> {
+  // Refused before the job queue is started for it (a stranger's call starts nothing), then checked again with the
+  // change.
+  await access(rt, await rt.db(), user, orgSlug, true);
   await rt.webhooks.jobs();
   return inTransaction(rt, async (tx) => {
     const { org } = await access(rt, tx, user, orgSlug, true);
