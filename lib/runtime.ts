@@ -22,6 +22,9 @@ import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
 import { PageCache } from "@/lib/public-api/page-cache";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
+import { UsageRecorder } from "@/lib/usage/recorder";
+import { RequestLog } from "@/lib/usage/request-log";
+import { UsageRetention, pruneUsageAndLog } from "@/lib/usage/retention";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
@@ -65,6 +68,15 @@ export interface Runtime {
   readonly limiters: RateLimiters;
   readonly keyCache: KeyCache;
   readonly lastUsed: LastUsedRecorder;
+  /** Usage per key and hour, counted in memory and written in batches (lib/usage); undefined when USAGE_ENABLED=false. */
+  readonly usage?: UsageRecorder;
+  /** The request log's queue and its writer (lib/usage); undefined when REQUEST_LOG_ENABLED=false. */
+  readonly requestLog?: RequestLog;
+  /**
+   * The retention of usage and of the request log (hourly); started beside the change log's retention by the
+   * process's runtime when either is on; a test runs it when asked (runOnce).
+   */
+  readonly usageRetention: UsageRetention;
   /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
   readonly authBlocks: BoundedMap<string, number>;
   /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
@@ -114,6 +126,7 @@ export function createRuntime(
       (opened) => {
         if (opts.retention) {
           retention.start();
+          if (usage || requestLog) usageRetention.start();
           if (previewOn("export", config) || previewOn("changes", config)) documents.start();
           if (previewOn("webhooks", config))
             webhooks.start().then(
@@ -147,6 +160,28 @@ export function createRuntime(
   );
   const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
   const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() });
+  // Background writes get the background bound, not a request's (a flush of a large batch may take longer).
+  const background = async () => (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS);
+  const usage = config.USAGE_ENABLED
+    ? new UsageRecorder(background, {
+        flushEveryMs: config.USAGE_FLUSH_MS,
+        maxPending: config.USAGE_MAX_PENDING,
+      })
+    : undefined;
+  const requestLog = config.REQUEST_LOG_ENABLED
+    ? new RequestLog(background, {
+        flushEveryMs: config.USAGE_FLUSH_MS,
+        maxPerSecond: config.REQUEST_LOG_MAX_PER_SECOND,
+        queueMax: config.REQUEST_LOG_QUEUE_MAX,
+        maxPerOrg: config.REQUEST_LOG_MAX_PER_ORG,
+      })
+    : undefined;
+  const usageRetention = new UsageRetention(async () =>
+    pruneUsageAndLog(await background(), Date.now(), {
+      usage: config.USAGE_RETENTION_DAYS,
+      log: config.REQUEST_LOG_MAX_AGE_DAYS,
+    }),
+  );
   const ctx = async (): Promise<CatalogContext> => {
     const database = await db();
     if (catalog?.db !== database) {
@@ -177,6 +212,9 @@ export function createRuntime(
     limiters,
     keyCache: new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES),
     lastUsed: new LastUsedRecorder(db),
+    usage,
+    requestLog,
+    usageRetention,
     authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInFailedAddresses: new BoundedMap(MAX_AUTH_BLOCKS),
@@ -191,6 +229,10 @@ export function createRuntime(
     changelogEndpoints: {},
     close: async () => {
       await retention.stop();
+      await usageRetention.stop();
+      // What was counted and queued is written before the database goes.
+      await usage?.close();
+      await requestLog?.close();
       await documents.stop();
       await webhooks.stop();
       await catalog?.signals?.close();
