@@ -154,7 +154,7 @@ export async function listRequestLog(
   params.push(limit + 1);
   const rows = await db.query<LoggedRequest>(
     `select request_id as "requestId", ${isoSql("at")} as at, key_id as "keyId", key_prefix as "keyPrefix", method,
-            path, status, code, duration_ms::float8 as "durationMs"
+            path, status, code, round(duration_ms::numeric, 3)::float8 as "durationMs"
        from request_log
       where ${where.join(" and ")}
       order by at desc, request_id desc
