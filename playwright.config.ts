@@ -91,6 +91,8 @@ export default defineConfig({
         DATA_DIR: process.env.PCA_E2E_DATA_DIR,
         PUBLIC_BASE_URL: baseURL,
         NODE_ENV: "production",
+        // Usage and the request log written every half second, so that usage.spec.ts finds a request at once.
+        USAGE_FLUSH_MS: "500",
       },
     },
     {

@@ -9,7 +9,8 @@
 // BENCH_POOL_SIZE (DB_POOL_SIZE of the servers, 10), BENCH_PRODUCTS (1000000), BENCH_OTHER_PRODUCTS (100000),
 // BENCH_ROUNDS (3: saturation rounds per scenario, each paired with one of the ceiling), BENCH_SKIP_BUILD=1
 // (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix),
-// BENCH_PAGE_CACHE=off (the servers without their page cache), BENCH_RECENT (2000: products given an updatedAt in
+// BENCH_PAGE_CACHE=off (the servers without their page cache), BENCH_USAGE=off (without usage and the request log),
+// BENCH_RECENT (2000: products given an updatedAt in
 // the last hour for the updatedSince scenario), BENCH_MIX_KEYS (20), BENCH_MIX_RATE (req/s, 100: the mix's fixed load).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -676,6 +677,9 @@ async function main(): Promise<void> {
     // BENCH_PAGE_CACHE=off: every list answer read from the database (the scenarios repeat one URL, so with the
     // cache on a page is read once per catalog version and the rest are hits: see the hits column).
     ...(env.BENCH_PAGE_CACHE === "off" ? { PAGE_CACHE_MAX_ENTRIES: "0" } : {}),
+    // BENCH_USAGE=off: the servers without usage and the request log (issue 26), to measure what they cost on page 1
+    // (on by default, as in production; the log keeps at most REQUEST_LOG_MAX_PER_SECOND entries a second).
+    ...(env.BENCH_USAGE === "off" ? { USAGE_ENABLED: "false", REQUEST_LOG_ENABLED: "false" } : {}),
   };
   // The production server twice: with its fast path, and with the API through Next.js (PCA_FAST_PATH=off).
   const serve = (name: string, port: number, extra: Record<string, string>) =>

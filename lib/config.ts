@@ -92,6 +92,24 @@ export const configSchema = z.object({
     .optional(),
   /** The From of mailed invitations (default: no-reply at the public base URL's host). */
   SMTP_FROM: z.string().min(3).optional(),
+  /** Usage per key and hour (issue 26): counted in memory, written every USAGE_FLUSH_MS; false: not counted. */
+  USAGE_ENABLED: bool.default(true),
+  /** The request log of each organization's last requests; false: not kept. */
+  REQUEST_LOG_ENABLED: bool.default(true),
+  /** How often usage and the request log are written (ms); the log also as soon as a tenth of its queue waits. */
+  USAGE_FLUSH_MS: int(50, 600_000).default(15_000),
+  /** Days usage hours are kept. */
+  USAGE_RETENTION_DAYS: int(1, 3650).default(30),
+  /** Most (key, hour) buckets waiting in memory (about 400 bytes each); past it, while flushes fail, not counted. */
+  USAGE_MAX_PENDING: int(100, 10_000_000).default(50_000),
+  /** Most rows of the request log per organization (the newest are kept). */
+  REQUEST_LOG_MAX_PER_ORG: int(100, 10_000_000).default(10_000),
+  /** Days the request log keeps a row. */
+  REQUEST_LOG_MAX_AGE_DAYS: int(1, 365).default(7),
+  /** Entries of one organization logged per second at most; the others are counted as dropped. */
+  REQUEST_LOG_MAX_PER_SECOND: int(1, 1_000_000).default(200),
+  /** Most entries waiting in memory for the next flush (about 1 KB each at most); past it, counted as dropped. */
+  REQUEST_LOG_QUEUE_MAX: int(10, 1_000_000).default(20_000),
   DEMO_SEED: z.enum(["auto", "never"], { error: "expected auto or never" }).default("auto"),
 });
 

@@ -2,7 +2,8 @@
 // addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
 // shared version reads, the change feed's signals to waiting requests and its retention timer, the page cache of list
 // answers, the exports streaming per key, the OpenAPI document, the portal's reference and search index, the paths
-// the changelog editor accepts, and what the portal last saw of the database. One global holds it (Next.js bundles
+// the changelog editor accepts, what the portal last saw of the database, and usage and the request log counted in
+// memory until their next batch (lib/usage). One global holds it (Next.js bundles
 // each route apart, so a module-level variable would be one per bundle); tests and servers build their own and swap
 // it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
 // (lib/config.ts says why that one stays there).
@@ -23,6 +24,9 @@ import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
 import { PageCache } from "@/lib/public-api/page-cache";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
+import { UsageRecorder } from "@/lib/usage/recorder";
+import { RequestLog } from "@/lib/usage/request-log";
+import { UsageRetention, pruneUsageAndLog } from "@/lib/usage/retention";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
@@ -71,6 +75,15 @@ export interface Runtime {
    */
   readonly keyBroadcast: KeyBroadcast;
   readonly lastUsed: LastUsedRecorder;
+  /** Usage per key and hour, counted in memory and written in batches (lib/usage); undefined when USAGE_ENABLED=false. */
+  readonly usage?: UsageRecorder;
+  /** The request log's queue and its writer (lib/usage); undefined when REQUEST_LOG_ENABLED=false. */
+  readonly requestLog?: RequestLog;
+  /**
+   * The retention of usage and of the request log (hourly); started beside the change log's retention by the
+   * process's runtime when either is on; a test runs it when asked (runOnce).
+   */
+  readonly usageRetention: UsageRetention;
   /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
   readonly authBlocks: BoundedMap<string, number>;
   /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
@@ -121,6 +134,7 @@ export function createRuntime(
         if (opts.retention) {
           void keyBroadcast.start(opened);
           retention.start();
+          if (usage || requestLog) usageRetention.start();
           if (previewOn("export", config) || previewOn("changes", config)) documents.start();
           if (previewOn("webhooks", config))
             webhooks.start().then(
@@ -156,6 +170,28 @@ export function createRuntime(
   const keyCache = new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES);
   const keyBroadcast = new KeyBroadcast(keyCache);
   const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() });
+  // Background writes get the background bound, not a request's (a flush of a large batch may take longer).
+  const background = async () => (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS);
+  const usage = config.USAGE_ENABLED
+    ? new UsageRecorder(background, {
+        flushEveryMs: config.USAGE_FLUSH_MS,
+        maxPending: config.USAGE_MAX_PENDING,
+      })
+    : undefined;
+  const requestLog = config.REQUEST_LOG_ENABLED
+    ? new RequestLog(background, {
+        flushEveryMs: config.USAGE_FLUSH_MS,
+        maxPerSecond: config.REQUEST_LOG_MAX_PER_SECOND,
+        queueMax: config.REQUEST_LOG_QUEUE_MAX,
+        maxPerOrg: config.REQUEST_LOG_MAX_PER_ORG,
+      })
+    : undefined;
+  const usageRetention = new UsageRetention(async () =>
+    pruneUsageAndLog(await background(), Date.now(), {
+      usage: config.USAGE_RETENTION_DAYS,
+      log: config.REQUEST_LOG_MAX_AGE_DAYS,
+    }),
+  );
   const ctx = async (): Promise<CatalogContext> => {
     const database = await db();
     if (catalog?.db !== database) {
@@ -187,6 +223,9 @@ export function createRuntime(
     keyCache,
     keyBroadcast,
     lastUsed: new LastUsedRecorder(db),
+    usage,
+    requestLog,
+    usageRetention,
     authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInFailedAddresses: new BoundedMap(MAX_AUTH_BLOCKS),
@@ -201,6 +240,10 @@ export function createRuntime(
     changelogEndpoints: {},
     close: async () => {
       await retention.stop();
+      await usageRetention.stop();
+      // What was counted and queued is written before the database goes.
+      await usage?.close();
+      await requestLog?.close();
       await documents.stop();
       await webhooks.stop();
       await keyBroadcast.stop();

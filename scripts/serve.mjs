@@ -69,6 +69,15 @@ server.keepAliveTimeout = 65_000;
 server.headersTimeout = 66_000;
 server.listen(port, hostname, () => console.log(`▲ Next.js serving on http://${hostname}:${port}`));
 
-const stop = () => server.close(() => process.exit(0));
+// On exit the process's runtime (lib/runtime.ts, on globalThis) is closed, at most 5 s: usage and the request log
+// hold up to USAGE_FLUSH_MS of requests in memory, written by its close.
+const stop = () =>
+  server.close(() => {
+    const rt = globalThis[Symbol.for("public-catalog-api.runtime")];
+    const wait = new Promise((resolve) => setTimeout(resolve, 5000).unref());
+    Promise.race([rt?.close(), wait])
+      .catch(() => undefined)
+      .finally(() => process.exit(0));
+  });
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

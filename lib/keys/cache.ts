@@ -7,6 +7,8 @@ export interface KeyRecord {
   id: string;
   orgId: string;
   orgSlug: string;
+  /** The key's short display form (api_keys.prefix): what the request log shows, never the key. */
+  prefix: string;
   scopes: ReadonlySet<string>;
   expiresAt: number | null;
   revokedAt: number | null;
@@ -83,11 +85,12 @@ export async function findKeyByHash(db: Database, hash: string): Promise<KeyReco
     id: string;
     org_id: string;
     org_slug: string;
+    prefix: string;
     scopes: string[];
     expires_ms: number | null;
     revoked_ms: number | null;
   }>(
-    `select k.id, k.org_id, o.slug as org_slug, k.scopes,
+    `select k.id, k.org_id, o.slug as org_slug, k.prefix, k.scopes,
             (extract(epoch from k.expires_at) * 1000)::float8 as expires_ms,
             (extract(epoch from k.revoked_at) * 1000)::float8 as revoked_ms
        from api_keys k join organizations o on o.id = k.org_id
@@ -100,6 +103,7 @@ export async function findKeyByHash(db: Database, hash: string): Promise<KeyReco
     id: r.id,
     orgId: r.org_id,
     orgSlug: r.org_slug,
+    prefix: r.prefix,
     scopes: new Set(r.scopes),
     expiresAt: r.expires_ms === null ? null : Number(r.expires_ms),
     revokedAt: r.revoked_ms === null ? null : Number(r.revoked_ms),

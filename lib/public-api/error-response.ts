@@ -21,6 +21,11 @@ export const WRITE_ALLOW = "GET, HEAD, POST";
 
 // Turns anything thrown into an error response of the contract's shape; internal detail is logged, never sent.
 export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
+  return errorAnswer(toPublicApiError(err, requestId), requestId, headers, head);
+}
+
+// The contract's error for anything thrown (its code is what the request log records); internal detail is logged.
+export function toPublicApiError(err: unknown, requestId: string): PublicApiError {
   let e: PublicApiError;
   if (err instanceof PublicApiError) e = err;
   else if (err instanceof UnknownReferenceError) e = invalidReference(err);
@@ -36,6 +41,11 @@ export function errorResponse(err: unknown, requestId: string, headers: Headers,
     console.error(`[public-api] ${requestId} internal error:`, err);
     e = new PublicApiError("PUBLIC_API_INTERNAL_ERROR");
   }
+  return e;
+}
+
+// The response of a contract error: its headers (401's WWW-Authenticate, 405's Allow) and body.
+export function errorAnswer(e: PublicApiError, requestId: string, headers: Headers, head = false): Response {
   for (const [k, v] of Object.entries(e.extra.headers ?? {})) headers.set(k, v);
   if (e.status === 401) headers.set("WWW-Authenticate", 'Bearer realm="public-api"');
   if (e.status === 405 && !headers.has("Allow")) headers.set("Allow", READ_ALLOW);

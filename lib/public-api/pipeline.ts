@@ -8,7 +8,8 @@ import type { Scope } from "@/lib/keys/scopes";
 import { getRuntime } from "@/lib/runtime";
 import { authenticate, limit, rateLimited } from "./authenticate";
 import { checkIfNoneMatch, conditionalAnswer } from "./conditional";
-import { errorResponse } from "./error-response";
+import { observeRequest } from "@/lib/usage/observe";
+import { errorAnswer, toPublicApiError } from "./error-response";
 import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
@@ -72,61 +73,84 @@ export function withPublicApi<Q>(
     const head = request.method === "HEAD";
     const rt = getRuntime();
     const now = Date.now();
-    try {
-      const key = await authenticate(request, rt, headers, now);
-      rt.lastUsed.touch(key.id, now);
-      // Every authenticated request counts against its key, whatever its answer (a 403 or a 400 too): a key
-      // cannot probe scopes or parameters for free, and its headers always show the quota it spends.
-      if (rt.config.RATE_LIMIT_ENABLED) {
-        const r = await limit(rt.limiters.perKey, key.id);
-        setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
-        if (!r.success) throw rateLimited(r, now);
-      }
-      const scopes = perPath ? scopesOf(perPath(params)) : fixed;
-      if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
-      const url = new URL(request.url);
-      const query = parseQuery(sentQuery(request, url), opts.query);
-      if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
-      const input = opts.jsonBody ? await readJsonBody(request) : undefined;
-      const catalog = await rt.catalog();
-      const run = () =>
-        handler({
-          request,
-          requestId,
-          org: { id: key.orgId, slug: key.orgSlug },
-          key,
-          query,
-          config: rt.config,
-          catalog,
-          body: input,
-          params,
-        });
-      if (opts.conditional)
-        return await conditionalAnswer({
-          request,
-          headers,
-          rt,
-          catalog,
-          key,
-          resources: opts.conditional,
-          path: url.pathname,
-          query,
-          run,
-        });
-      const body = await run();
-      if (body instanceof ApiAnswer) {
-        for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
-        if (body.body instanceof ReadableStream) {
-          // HEAD ends a stream unread (an export's snapshot is released at once).
-          if (head) await body.body.cancel();
-          return new Response(head ? null : body.body, { status: body.status, headers });
+    // Usage and the request log (lib/usage): off, this check is all they cost.
+    const observing = rt.usage !== undefined || rt.requestLog !== undefined;
+    const started = observing ? performance.now() : 0;
+    // The key once known, and an error's code: what usage and the log record of the answer.
+    let seenKey: KeyRecord | undefined;
+    let code: string | null = null;
+    const answer = async (): Promise<Response> => {
+      try {
+        const key = await authenticate(request, rt, headers, now);
+        seenKey = key;
+        rt.lastUsed.touch(key.id, now);
+        // Every authenticated request counts against its key, whatever its answer (a 403 or a 400 too): a key
+        // cannot probe scopes or parameters for free, and its headers always show the quota it spends.
+        if (rt.config.RATE_LIMIT_ENABLED) {
+          const r = await limit(rt.limiters.perKey, key.id);
+          setRateLimitHeaders(headers, "default", rt.config.RATE_LIMIT_WINDOW_SECONDS, r, now);
+          if (!r.success) throw rateLimited(r, now);
         }
-        return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
+        const scopes = perPath ? scopesOf(perPath(params)) : fixed;
+        if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
+        const url = new URL(request.url);
+        const query = parseQuery(sentQuery(request, url), opts.query);
+        if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
+        const input = opts.jsonBody ? await readJsonBody(request) : undefined;
+        const catalog = await rt.catalog();
+        const run = () =>
+          handler({
+            request,
+            requestId,
+            org: { id: key.orgId, slug: key.orgSlug },
+            key,
+            query,
+            config: rt.config,
+            catalog,
+            body: input,
+            params,
+          });
+        if (opts.conditional)
+          return await conditionalAnswer({
+            request,
+            headers,
+            rt,
+            catalog,
+            key,
+            resources: opts.conditional,
+            path: url.pathname,
+            query,
+            run,
+          });
+        const body = await run();
+        if (body instanceof ApiAnswer) {
+          for (const [k, v] of Object.entries(body.headers)) headers.set(k, v);
+          if (body.body instanceof ReadableStream) {
+            // HEAD ends a stream unread (an export's snapshot is released at once).
+            if (head) await body.body.cancel();
+            return new Response(head ? null : body.body, { status: body.status, headers });
+          }
+          return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
+        }
+        return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
+      } catch (err) {
+        const e = toPublicApiError(err, requestId);
+        code = e.code;
+        return errorAnswer(e, requestId, headers, head);
       }
-      return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
-    } catch (err) {
-      return errorResponse(err, requestId, headers, head);
-    }
+    };
+    const response = await answer();
+    if (observing && seenKey)
+      observeRequest(rt, {
+        key: seenKey,
+        requestId,
+        request,
+        status: response.status,
+        code,
+        durationMs: performance.now() - started,
+        at: now,
+      });
+    return response;
   };
 }
 
