@@ -75,6 +75,23 @@ describe.each(["pglite", "pg"] as const)("webhook delivery on %s", (driver) => {
     ).toBe(true);
   });
 
+  it("a commit of an organization without an enabled endpoint wakes no dispatch; one enabled later gets its events", async () => {
+    // After the previous test every endpoint is off; the next tick reads that.
+    await new Promise((res) => setTimeout(res, 500));
+    const before = engine.passes;
+    const t0 = Date.now();
+    for (let i = 0; i < 20; i++) await addCategories(h, 1, "quiet");
+    await new Promise((res) => setTimeout(res, 100));
+    const ticks = Math.ceil((Date.now() - t0) / 200) + 1;
+    // The timer's passes only (200 ms each), not one per commit.
+    expect(engine.passes - before).toBeLessThanOrEqual(ticks);
+    const r = await receiver();
+    await registerEndpoint(h, r.url);
+    const ids = await addCategories(h, 2, "loud");
+    await waitFor(() => r.got.length >= 2, "2 deliveries once an endpoint is enabled");
+    expect(r.got.map((g) => (JSON.parse(g.body) as { id: string }).id).sort()).toEqual([...ids].sort());
+  });
+
   it("retries an endpoint that answered 500, and the retry delivers", async () => {
     const r = await receiver();
     let n = 0;
