@@ -33,6 +33,7 @@ import { openPg, type Database, type Executor } from "@/db/client";
 import { newId } from "@/db/schema";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
+import { creatableBody, percentile, round } from "./support";
 
 const env = process.env;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -59,14 +60,6 @@ function log(msg: string): void {
   console.log(`[bench:changes] ${msg}`);
 }
 
-const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-// The value below which `p` of the sorted values lie.
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 const median = (values: number[]) => percentile(values, 50);
 
 // One answer of the feed.
@@ -265,49 +258,6 @@ async function writeOverhead(db: Database, orgId: string) {
   };
 }
 
-// A body the write preview accepts for the organization: a family whose required attributes all have a type this
-// knows how to fill, a category, a value for each required attribute.
-async function creatableBody(db: Database, orgId: string): Promise<(n: number) => unknown> {
-  const [family] = await db.query<{ id: string }>(
-    `select f.id from families f where f.org_id = $1 and not exists (
-       select 1 from family_attributes fa join attributes a on a.id = fa.attribute_id
-        where fa.family_id = f.id and fa.is_required
-          and a.type not in ('TEXT', 'TEXTAREA', 'NUMBER', 'PRICE', 'BOOLEAN', 'DATE', 'SELECT', 'MULTI_SELECT'))
-     order by f.code limit 1`,
-    [orgId],
-  );
-  const [category] = await db.query<{ id: string }>(
-    "select id from categories where org_id = $1 order by slug limit 1",
-    [orgId],
-  );
-  if (!family || !category) throw new Error("no family or category to create a product with");
-  const required = await db.query<{ code: string; type: string; option: string | null }>(
-    `select a.code, a.type,
-            (select o.code from attribute_options o where o.attribute_id = a.id order by o.position, o.code limit 1) as option
-       from family_attributes fa join attributes a on a.id = fa.attribute_id
-      where fa.family_id = $1 and fa.is_required`,
-    [family.id],
-  );
-  const fixed: Record<string, unknown> = {
-    TEXT: "Banc",
-    TEXTAREA: "Un banc.",
-    NUMBER: 1.5,
-    PRICE: { EUR: 19.99 },
-  };
-  Object.assign(fixed, { BOOLEAN: true, DATE: "2026-01-31" });
-  const values: Record<string, unknown> = { name: "Produit du banc" };
-  for (const a of required) {
-    if (a.code === "sku") continue;
-    values[a.code] = a.type === "SELECT" ? a.option : a.type === "MULTI_SELECT" ? [a.option] : fixed[a.type];
-  }
-  const tag = Date.now().toString(36);
-  return (n) => ({
-    familyId: family.id,
-    categoryId: category.id,
-    values: { ...values, sku: `BENCH-CHANGES-${tag}-${n}` },
-  });
-}
-
 // POST /public/v1/products, one after the other, in blocks with the capture on and off in turn.
 async function postOverhead(db: Database, orgId: string) {
   const key = generateApiKey();
@@ -317,7 +267,7 @@ async function postOverhead(db: Database, orgId: string) {
     [keyId, orgId, displayPrefix(key), hashApiKey(key), [...READ_SCOPES, WRITE_SCOPE]],
   );
   const created: string[] = [];
-  const body = await creatableBody(db, orgId);
+  const body = await creatableBody(db, orgId, "BENCH-CHANGES");
   let n = 0;
   const post = async () => {
     const t0 = performance.now();

@@ -39,6 +39,7 @@ import { buildReason } from "../scripts/lib/build";
 import { openMigratedDatabase } from "../scripts/lib/database";
 import { loadMix, mixDrawer, type Mix } from "./mix";
 import { treeRssMb } from "./process-rss";
+import { creatableBody, freePort, percentile, round, waitFor } from "./support";
 
 const env = process.env;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -57,41 +58,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 function log(msg: string): void {
   console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 }
-const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`the server exited (code ${child.exitCode}) before answering`);
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await sleep(300);
-  }
-}
 
 // What the load needs of one organization.
 interface SoakOrg {
@@ -105,49 +72,6 @@ interface SoakOrg {
   /** The feed's head before the load. */
   head: string;
   body: (n: number) => unknown;
-}
-
-// A product the POST can create: a family whose required attributes take plain values (as bench/changes.ts).
-async function creatableBody(db: Database, orgId: string): Promise<(n: number) => unknown> {
-  const [family] = await db.query<{ id: string }>(
-    `select f.id from families f where f.org_id = $1 and not exists (
-       select 1 from family_attributes fa join attributes a on a.id = fa.attribute_id
-        where fa.family_id = f.id and fa.is_required
-          and a.type not in ('TEXT', 'TEXTAREA', 'NUMBER', 'PRICE', 'BOOLEAN', 'DATE', 'SELECT', 'MULTI_SELECT'))
-     order by f.code limit 1`,
-    [orgId],
-  );
-  const [category] = await db.query<{ id: string }>(
-    "select id from categories where org_id = $1 order by slug limit 1",
-    [orgId],
-  );
-  if (!family || !category) throw new Error("no family or category to create a product with");
-  const required = await db.query<{ code: string; type: string; option: string | null }>(
-    `select a.code, a.type,
-            (select o.code from attribute_options o where o.attribute_id = a.id order by o.position, o.code limit 1) as option
-       from family_attributes fa join attributes a on a.id = fa.attribute_id
-      where fa.family_id = $1 and fa.is_required`,
-    [family.id],
-  );
-  const fixed: Record<string, unknown> = {
-    TEXT: "Banc",
-    TEXTAREA: "Un banc.",
-    NUMBER: 1.5,
-    PRICE: { EUR: 19.99 },
-    BOOLEAN: true,
-    DATE: "2026-01-31",
-  };
-  const values: Record<string, unknown> = { name: "Produit du soak" };
-  for (const a of required) {
-    if (a.code === "sku") continue;
-    values[a.code] = a.type === "SELECT" ? a.option : a.type === "MULTI_SELECT" ? [a.option] : fixed[a.type];
-  }
-  const tag = Date.now().toString(36);
-  return (n) => ({
-    familyId: family.id,
-    categoryId: category.id,
-    values: { ...values, sku: `SOAK-${tag}-${n}` },
-  });
 }
 
 // Keys, ids, bodies and the mix of the two organizations; webhook endpoints on the receiver. Returns what to delete.
@@ -203,7 +127,7 @@ async function prepare(
       familyIds: await ids("select id from families where org_id = $1 order by md5(id) limit 50"),
       attributeIds: await ids("select id from attributes where org_id = $1 order by md5(id) limit 50"),
       head: h!.head,
-      body: await creatableBody(db, o.id),
+      body: await creatableBody(db, o.id, "SOAK", "Produit du soak"),
     });
   }
   const mix = await loadMix(
@@ -345,7 +269,7 @@ async function main(): Promise<void> {
     });
     const pid = child.pid!;
     log(`server ${base} (pid ${pid}), preview all`);
-    await waitFor(`${base}/public/v1/openapi.json`, child);
+    await waitFor(`${base}/public/v1/openapi.json`, { child });
     const rss: { at: number; mb: number }[] = [];
     const rssStart = treeRssMb(pid);
     rss.push({ at: 0, mb: rssStart });

@@ -11,7 +11,6 @@
 // REDIS_URL (a Redis server), BENCH_ORG (an organization's slug; the first one otherwise), BENCH_TRIES, BENCH_QUOTA.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -19,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { openPg } from "@/db/client";
 import { createApiKey } from "@/lib/keys/store";
 import { READ_SCOPES } from "@/lib/keys/scopes";
+import { freePort, percentile, round, waitFor } from "./support";
 
 const env = process.env;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,37 +27,6 @@ const QUOTA = Number(env.BENCH_QUOTA ?? 100);
 
 function log(msg: string): void {
   console.log(`[bench:instances] ${msg}`);
-}
-const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > end) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 async function main(): Promise<void> {
@@ -97,7 +66,7 @@ async function main(): Promise<void> {
       children.push(child);
       log(`instance ${i + 1}: ${bases[i]} (pid ${child.pid})`);
     }
-    for (const b of bases) await waitFor(`${b}/public/v1/openapi.json`);
+    for (const b of bases) await waitFor(`${b}/public/v1/openapi.json`, { timeoutMs: 60_000 });
     const newKey = async (name: string) => {
       const k = await createApiKey(db, { orgId: org.id, name, scopes: READ_SCOPES });
       made.push(k.id);

@@ -35,6 +35,7 @@ import { VersionReads } from "@/lib/catalog/version-reads";
 import { loadConfig } from "@/lib/config";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 import { createEndpoint, endpointInputSchema } from "@/lib/webhooks/endpoints";
+import { percentile, round } from "./support";
 
 const env = process.env;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -61,13 +62,6 @@ const autocannon = require("autocannon") as (opts: Record<string, unknown>) => P
 
 function log(msg: string): void {
   console.log(`[bench:webhooks] ${msg}`);
-}
-const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-// The value below which `p` of the sorted values lie.
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function main(): Promise<void> {
