@@ -21,6 +21,9 @@ test("rotating a forged X-Forwarded-For does not escape the failed-authenticatio
     }
   }
   // The portal suite before this one made a few failed look-ups from the same address, within the same window.
+  // The limiter is a sliding window (DESIGN §2): the previous window's count weighs by the share of it still inside
+  // the last 60 s, rounded down, so a window boundary crossed during the loop, or the previous count's decay while it
+  // runs, lets one or two more through (CI saw 101). Rotating addresses would have let all 130 through.
   expect(firstLimited).toBeGreaterThanOrEqual(80);
-  expect(firstLimited).toBeLessThanOrEqual(100);
+  expect(firstLimited).toBeLessThanOrEqual(103);
 });
