@@ -22,12 +22,11 @@ import pg from "pg";
 import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { seedOrganization } from "@/db/seed";
-import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
-import { READ_SCOPES } from "@/lib/keys/scopes";
+import { generateApiKey } from "@/lib/keys/format";
 import { loadMix, mixDrawer, type Mix } from "./mix";
+import { insertKeys } from "./support";
 import { treeRssMb } from "./process-rss";
 import type { OpenLoopResult, openLoop } from "./open-loop";
-import { ID_PREFIX, newId } from "@/db/schema";
 import { buildServerModules } from "../scripts/lib/build";
 
 const require = createRequire(import.meta.url);
@@ -152,25 +151,6 @@ async function seed(db: Database, url: string): Promise<Record<string, number>> 
 }
 
 // Fresh keys of an organization, named `name` (those of an earlier run under that name are deleted).
-async function insertKeys(db: Database, orgId: string, name: string, count: number): Promise<string[]> {
-  await db.query("delete from api_keys where org_id = $1 and name = $2", [orgId, name]);
-  const keys = Array.from({ length: count }, () => generateApiKey());
-  await db.query(
-    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes)
-     select k.id, $1, $6, k.prefix, k.hash, $5::text[]
-       from unnest($2::text[], $3::text[], $4::text[]) as k(id, prefix, hash)`,
-    [
-      orgId,
-      keys.map(() => newId(ID_PREFIX.apiKey)),
-      keys.map(displayPrefix),
-      keys.map(hashApiKey),
-      READ_SCOPES,
-      name,
-    ],
-  );
-  return keys;
-}
-
 // Fresh keys of the bench organization: one for the scenarios, ROTATING_KEYS for the rotation scenario.
 function makeKeys(db: Database, orgId: string): Promise<string[]> {
   return insertKeys(db, orgId, "bench", ROTATING_KEYS + 1);

@@ -1,8 +1,11 @@
 // What the bench scripts share: rounding and percentiles of their figures, a free loopback port, waiting for a server
-// to answer, and a product body the write preview accepts.
+// to answer, a product body the write preview accepts, and read keys of an organization.
 import type { ChildProcess } from "node:child_process";
 import net from "node:net";
 import type { Queryable } from "@/db/client";
+import { ID_PREFIX, newId } from "@/db/schema";
+import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 
 // x rounded to `digits` decimals.
 export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -96,4 +99,29 @@ export async function creatableBody(
     categoryId: category.id,
     values: { ...values, sku: `${skuPrefix}-${run}-${n}` },
   });
+}
+
+// `count` fresh read keys of an organization named `name` (the organization's earlier keys of that name deleted).
+export async function insertKeys(
+  db: Queryable,
+  orgId: string,
+  name: string,
+  count: number,
+): Promise<string[]> {
+  await db.query("delete from api_keys where org_id = $1 and name = $2", [orgId, name]);
+  const keys = Array.from({ length: count }, () => generateApiKey());
+  await db.query(
+    `insert into api_keys (id, org_id, name, prefix, key_hash, scopes)
+     select k.id, $1, $6, k.prefix, k.hash, $5::text[]
+       from unnest($2::text[], $3::text[], $4::text[]) as k(id, prefix, hash)`,
+    [
+      orgId,
+      keys.map(() => newId(ID_PREFIX.apiKey)),
+      keys.map(displayPrefix),
+      keys.map(hashApiKey),
+      READ_SCOPES,
+      name,
+    ],
+  );
+  return keys;
 }

@@ -18,10 +18,14 @@ export interface Observed {
   at: number;
 }
 
-// Counts the request in usage and queues its log entry (whichever is on): memory only, no I/O.
+// Counts the request in usage and queues its log entry (whichever is on): memory only, no I/O. The entry is built
+// (its target parsed and redacted) only when the log keeps it: past REQUEST_LOG_MAX_PER_SECOND of an organization,
+// a request costs the log a counter.
 export function observeRequest(parts: { usage?: UsageRecorder; requestLog?: RequestLog }, o: Observed): void {
   parts.usage?.record(o.key.orgId, o.key.id, o.status, o.durationMs, o.at);
-  parts.requestLog?.add({
+  const log = parts.requestLog;
+  if (!log?.admit(o.key.orgId, o.at)) return;
+  log.push({
     orgId: o.key.orgId,
     requestId: o.requestId,
     at: o.at,

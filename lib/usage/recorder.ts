@@ -29,6 +29,8 @@ export function hourOf(ms: number): number {
 // only while the database refuses the flushes.
 export class UsageRecorder {
   private pending = new Map<string, Bucket>();
+  /** The bucket last counted in, while `pending` holds it (forgotten when a flush takes `pending`). */
+  private last: Bucket | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Requests not counted because `maxPending` buckets were waiting. */
   lost = 0;
@@ -46,15 +48,20 @@ export class UsageRecorder {
   /** Counts one answered request of a key: its status and how long it took (ms), at `now` (ms since the epoch). */
   record(orgId: string, keyId: string, status: number, durationMs: number, now: number): void {
     const hour = hourOf(now);
-    const id = `${keyId}\0${hour}`;
-    let b = this.pending.get(id);
-    if (!b) {
-      if (this.pending.size >= this.opts.maxPending) {
-        this.lost++;
-        return;
+    // The same key and hour as the last request: the common case under load, without a look-up.
+    let b = this.last;
+    if (!b || b.keyId !== keyId || b.hour !== hour) {
+      const id = `${keyId}\0${hour}`;
+      b = this.pending.get(id);
+      if (!b) {
+        if (this.pending.size >= this.opts.maxPending) {
+          this.lost++;
+          return;
+        }
+        b = { orgId, keyId, hour, c2xx: 0, c3xx: 0, c4xx: 0, c5xx: 0, c429: 0, latency: emptyHistogram() };
+        this.pending.set(id, b);
       }
-      b = { orgId, keyId, hour, c2xx: 0, c3xx: 0, c4xx: 0, c5xx: 0, c429: 0, latency: emptyHistogram() };
-      this.pending.set(id, b);
+      this.last = b;
     }
     if (status >= 500) b.c5xx++;
     else if (status >= 400) {
@@ -74,6 +81,7 @@ export class UsageRecorder {
     if (this.pending.size === 0) return 0;
     const batch = [...this.pending.values()];
     this.pending = new Map();
+    this.last = undefined;
     try {
       const db = await this.getDb();
       await db.query(

@@ -186,6 +186,20 @@ describe.each(["pglite", "pg"] as const)("usage and request log on %s", (driver)
     expect(globex.map((d) => d.c2xx)).toEqual([3]);
   });
 
+  it("counts a key's requests on both sides of a flush (the recorder's last bucket is not kept across it)", async () => {
+    const rec = new UsageRecorder(async () => fx.db, { flushEveryMs: 60_000, maxPending: 1000 });
+    const at = T0 + 30 * 24 * HOUR;
+    for (let i = 0; i < 3; i++) rec.record(fx.acme.orgId, keyA, 200, 1, at + i);
+    await rec.flush();
+    for (let i = 0; i < 4; i++) rec.record(fx.acme.orgId, keyA, 200, 1, at + 10 + i);
+    expect(await rec.flush()).toBe(1);
+    const [row] = await fx.db.query<{ n: number }>(
+      "select c2xx::int as n from usage_hours where key_id = $1 and hour = to_timestamp($2::float8 / 1000)",
+      [keyA, hourOf(at)],
+    );
+    expect(row!.n).toBe(7);
+  });
+
   it("keeps a failed flush for the next one; past its bound, a new bucket is not counted", async () => {
     let fail = true;
     const db: Queryable = {
