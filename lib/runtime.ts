@@ -27,7 +27,7 @@ import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters
 import { UsageRecorder } from "@/lib/usage/recorder";
 import { RequestLog } from "@/lib/usage/request-log";
 import { UsageRetention, pruneUsageAndLog } from "@/lib/usage/retention";
-import { WebhookEngine } from "@/lib/webhooks/engine";
+import { WebhookEngine, type WebhookEngineOptions } from "@/lib/webhooks/engine";
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
 export interface DatabaseHealth {
@@ -121,11 +121,12 @@ const MAX_AUTH_BLOCKS = 10_000;
 
 // Builds a runtime from a configuration, on the given database (the caller keeps it) or on the one the
 // configuration selects (opened on first use, closed by close()). `retention`: the change log's retention starts
-// when the database is first opened (the process's runtime); else it runs only when asked.
+// when the database is first opened (the process's runtime); else it runs only when asked. `webhooks`: the engine's
+// tunables (a test's instance resolves its receiver's name its own way); the documented schedule otherwise.
 export function createRuntime(
   config: Config,
   database?: Database,
-  opts: { retention?: boolean } = {},
+  opts: { retention?: boolean; webhooks?: WebhookEngineOptions } = {},
 ): Runtime {
   let opening: Promise<Database> | undefined = database ? Promise.resolve(database) : undefined;
   const db = () => {
@@ -169,7 +170,7 @@ export function createRuntime(
   const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
   const keyCache = new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES);
   const keyBroadcast = new KeyBroadcast(keyCache);
-  const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() });
+  const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() }, opts.webhooks);
   // Background writes get the background bound, not a request's (a flush of a large batch may take longer).
   const background = async () => (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS);
   const usage = config.USAGE_ENABLED

@@ -1,6 +1,6 @@
 // What the webhooks' tests share: an empty migrated database with one organization (PGlite in memory or a database
 // of its own on the test server), catalog changes made with plain SQL, a real HTTP receiver on loopback, an engine.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { openPg, openPglite, type Database } from "@/db/client";
@@ -123,11 +123,13 @@ export async function registerEndpoint(
   return { id: endpoint.id, secret };
 }
 
-// One request a receiver got.
+// One request a receiver got; `local`: the address it came in on (a receiver listening on several tells its senders
+// apart by the address each one connects to).
 export interface Received {
   headers: IncomingMessage["headers"];
   body: string;
   at: number;
+  local: string;
 }
 
 // A real HTTP receiver on loopback; `answer` decides each reply (default 200), may never reply (a hang).
@@ -142,8 +144,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-// Starts a receiver on 127.0.0.1 (on `port` if given: the same address again after a restart).
-export async function startReceiver(port = 0): Promise<Receiver> {
+// Starts a receiver on 127.0.0.1 (on `port` if given: the same address again after a restart), and on the same port
+// of each other loopback address in `also`; requests on every address are recorded together.
+export async function startReceiver(port = 0, also: readonly string[] = []): Promise<Receiver> {
+  const servers: Server[] = [];
   const rec: Receiver = {
     url: "",
     port: 0,
@@ -152,15 +156,22 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     overlaps: [],
     answer: (_r, res) => res.end("ok"),
     close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const server of servers) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     },
   };
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+      const r = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+        local: req.socket.localAddress ?? "",
+      };
       const id = String(req.headers["webhook-id"]);
       const n = (rec.inFlight.get(id) ?? 0) + 1;
       rec.inFlight.set(id, n);
@@ -169,9 +180,13 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       rec.got.push(r);
       rec.answer(r, res);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
-  rec.port = (server.address() as AddressInfo).port;
+  };
+  for (const host of ["127.0.0.1", ...also]) {
+    const server = createServer(handle);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(rec.port || port, host, () => resolve()));
+    rec.port = (server.address() as AddressInfo).port;
+  }
   rec.url = `http://127.0.0.1:${rec.port}/hook`;
   return rec;
 }

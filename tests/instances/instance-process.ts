@@ -1,0 +1,72 @@
+// One instance of the API in a process of its own, for tests/instances/two-instances.test.ts: the runtime is a
+// process singleton (lib/runtime.ts keeps it on globalThis and the pipeline reads it there), so two instances in one
+// process would share it. This process builds its runtime as the production server's (createRuntime from the
+// environment's configuration, retention on: key broadcast, change retention, documents' refresher and, with the
+// preview on, the webhooks' engine all start when the database opens), and serves /public/ as scripts/serve.mjs
+// does: the client's address from the socket, the front door, then the API's router on node:http with gzip
+// (lib/server/bundle-entry.ts' publicApiHost). Next.js and its pages are left out: nothing under /public/ reaches
+// them.
+//
+// Environment: the API's configuration (DATABASE_URL, REDIS_URL, PUBLIC_API_PREVIEW, …), and INSTANCE_HOOK_ADDRESS:
+// the loopback address every webhook endpoint's name resolves to from this instance (its DNS look-up, the engine's
+// `lookup` option), so that a receiver listening on several addresses tells which instance sent each attempt.
+// Prints "listening <port>" once it serves and its webhooks' engine takes jobs.
+import http from "node:http";
+import type { AddressInfo, LookupFunction } from "node:net";
+import { loadConfig } from "@/lib/config";
+import { previewOn } from "@/lib/preview";
+import { createRuntime, setRuntime } from "@/lib/runtime";
+import { dropRouterVary, frontDoor, publicApiHost } from "@/lib/server/bundle-entry";
+
+const hookAddress = process.env.INSTANCE_HOOK_ADDRESS ?? "127.0.0.1";
+const lookup: LookupFunction = (_host, options, callback) => {
+  if (options.all) callback(null, [{ address: hookAddress, family: 4 }]);
+  else callback(null, hookAddress, 4);
+};
+
+const rt = createRuntime(loadConfig(process.env), undefined, { retention: true, webhooks: { lookup } });
+setRuntime(rt);
+const api = publicApiHost();
+
+const server = http.createServer((req, res) => {
+  req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "unknown";
+  delete req.headers["x-real-ip"];
+  const decision = frontDoor(req.method ?? "GET", req.url ?? "/");
+  if (decision.kind === "answer") {
+    res.writeHead(decision.response.status, Object.fromEntries(decision.response.headers));
+    void decision.response.text().then((body) => res.end(req.method === "HEAD" ? undefined : body));
+    return;
+  }
+  for (const name of Object.keys(req.headers)) if (decision.stripHeaders(name)) delete req.headers[name];
+  Object.assign(req.headers, decision.addHeaders);
+  if (!decision.api) {
+    res.writeHead(404).end();
+    return;
+  }
+  if (decision.routerFree) dropRouterVary(res);
+  api(req, res, decision.url);
+});
+
+// The database opened starts the background work; the webhooks' engine has started once it ran a dispatch pass
+// (its worker is registered before the first one).
+await rt.db();
+const started = Date.now();
+while (previewOn("webhooks", rt.config) && rt.webhooks.passes === 0) {
+  if (Date.now() - started > 60_000) throw new Error("the webhooks' engine did not start within 60 s");
+  await new Promise((r) => setTimeout(r, 20));
+}
+server.listen(0, "127.0.0.1", () => {
+  process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
+});
+
+const stop = () => {
+  server.closeIdleConnections();
+  server.close(() => {
+    const wait = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
+    Promise.race([rt.close(), wait])
+      .catch(() => undefined)
+      .finally(() => process.exit(0));
+  });
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
