@@ -52,6 +52,8 @@ export interface WebhookEngineOptions {
   superviseIntervalSeconds?: number;
   /** How often the dispatcher reads the feeds when no notification woke it. */
   dispatchIntervalMs?: number;
+  /** Least time between the starts of two dispatch passes: commits that come closer are dispatched together. */
+  dispatchGapMs?: number;
   /** Workers of this instance, each running a batch of attempts at once. */
   concurrency?: number;
   /** Attempts a worker fetches and runs at once. */
@@ -137,6 +139,9 @@ export class WebhookEngine {
   private unlisten?: () => Promise<void>;
   private dispatching?: Promise<number>;
   private again = false;
+  /** When the last dispatch pass started (ms since the epoch), and the timer of a wake held back by dispatchGapMs. */
+  private lastPass = 0;
+  private held?: NodeJS.Timeout;
   private workerId?: string;
   /**
    * The organizations with an enabled endpoint, as read at the last tick (undefined: not known, every commit wakes
@@ -161,6 +166,7 @@ export class WebhookEngine {
       expireSeconds: ATTEMPT_EXPIRE_SECONDS,
       superviseIntervalSeconds: 60,
       dispatchIntervalMs: 1000,
+      dispatchGapMs: 100,
       concurrency: 4,
       batchSize: 8,
       connectTimeoutMs: 5_000,
@@ -254,6 +260,8 @@ export class WebhookEngine {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.held);
+    this.held = undefined;
     await this.unlisten?.().catch(() => undefined);
     this.unlisten = undefined;
     await this.dispatching?.catch(() => undefined);
@@ -277,13 +285,25 @@ export class WebhookEngine {
     }
   }
 
-  // Runs a dispatch pass now, or once more after the one under way.
+  // Runs a dispatch pass now, or once more after the one under way, and at most one per dispatchGapMs: the first
+  // commit after a quiet spell is dispatched at once, those that follow it closely wait for the gap's end and go
+  // together (bench run 23: at 50 commits/s, one pass per commit, the API's page 1 lost a fifth of its throughput
+  // while the same server delivered them, on 2 cores).
   wake(): void {
     if (this.stopped) return;
     if (this.dispatching) {
       this.again = true;
       return;
     }
+    const wait = this.lastPass + this.opts.dispatchGapMs - Date.now();
+    if (wait > 0) {
+      this.held ??= setTimeout(() => {
+        this.held = undefined;
+        this.wake();
+      }, wait);
+      return;
+    }
+    this.lastPass = Date.now();
     this.passes++;
     this.dispatching = this.dispatchAll()
       .catch((err: unknown) => {
@@ -406,6 +426,7 @@ export class WebhookEngine {
   // schedules it), returns when it was delivered, given up or is no longer wanted.
   async attempt(job: Pick<Job<DeliveryJob>, "data" | "retryCount">): Promise<AttemptOutcome | undefined> {
     const db = await this.deps.db();
+    // The delivery, its endpoint and the endpoint's current secrets in one read.
     const [d] = await db.query<{
       id: string;
       endpoint_id: string;
@@ -415,8 +436,10 @@ export class WebhookEngine {
       state: string;
       url: string;
       enabled: boolean;
+      secrets: string[];
     }>(
-      `select d.id, d.endpoint_id, d.org_id, d.event_id, d.body, d.state, e.url, e.enabled
+      `select d.id, d.endpoint_id, d.org_id, d.event_id, d.body, d.state, e.url, e.enabled,
+              array(${CURRENT_SECRETS.replace("$1", "e.id")}) as secrets
          from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
         where d.id = $1`,
       [job.data.deliveryId],
@@ -428,43 +451,46 @@ export class WebhookEngine {
       ]);
       return undefined;
     }
-    const outcome = await this.send(d.endpoint_id, d.url, d.event_id, d.body);
+    const outcome = await this.send(d.endpoint_id, d.url, d.event_id, d.body, d.secrets);
     const last = !outcome.ok && job.retryCount >= this.opts.retryLimit;
     const state = outcome.ok ? "delivered" : last ? "failed" : "pending";
-    await db.transaction(async (tx) => {
-      await logAttempt(tx, d.id, d.endpoint_id, outcome);
-      await tx.query(
-        `update webhook_deliveries set state = $2, attempts = attempts + 1, last_status = $3, updated_at = now()
-          where id = $1`,
-        [d.id, state, outcome.status ?? null],
-      );
-      if (last) await disableFailing(tx, d.org_id, d.endpoint_id, d.id);
-    });
+    const settle = `with attempt as (${ATTEMPT_INSERT})
+      update webhook_deliveries set state = $8, attempts = attempts + 1, last_status = $4, updated_at = now()
+       where id = $1`;
+    const values = [...attemptValues(d.id, d.endpoint_id, outcome), state];
+    // The attempt logged and the delivery's state moved in one statement; the last failure of the schedule also
+    // switches the endpoint off, in the same transaction.
+    if (!last) await db.query(settle, values);
+    else
+      await db.transaction(async (tx) => {
+        await tx.query(settle, values);
+        await disableFailing(tx, d.org_id, d.endpoint_id, d.id);
+      });
     if (!outcome.ok && !last) throw new Error(`webhook attempt failed: ${outcome.error ?? outcome.status}`);
     return outcome;
   }
 
-  // POSTs a body to an endpoint now, signed with its current secrets (a test event, an attempt).
-  async send(endpointId: string, url: string, eventId: string, body: string): Promise<AttemptOutcome> {
-    const db = await this.deps.db();
-    const secrets = await db.query<{ secret: string }>(
-      `select secret from webhook_secrets
-        where endpoint_id = $1 and (expires_at is null or expires_at > now())
-        order by created_at desc`,
-      [endpointId],
-    );
+  // POSTs a body to an endpoint now, signed with its current secrets (read here unless given: a test event, an
+  // attempt).
+  async send(
+    endpointId: string,
+    url: string,
+    eventId: string,
+    body: string,
+    current?: readonly string[],
+  ): Promise<AttemptOutcome> {
+    const secrets =
+      current ??
+      (await (await this.deps.db()).query<{ secret: string }>(CURRENT_SECRETS, [endpointId])).map(
+        (s) => s.secret,
+      );
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       "content-type": "application/json",
       "user-agent": "public-catalog-api-webhooks/1",
       "webhook-id": eventId,
       "webhook-timestamp": String(timestamp),
-      "webhook-signature": signWebhook(
-        secrets.map((s) => s.secret),
-        eventId,
-        timestamp,
-        body,
-      ),
+      "webhook-signature": signWebhook(secrets, eventId, timestamp, body),
     };
     const r = await postWebhook(url, headers, body, {
       allowPrivate: this.deps.config.WEBHOOKS_ALLOW_PRIVATE_URLS,
@@ -483,26 +509,36 @@ export class WebhookEngine {
   }
 }
 
-// Logs one attempt of a delivery (its number follows the ones logged).
+// An endpoint's current secrets ($1), the newest first: each signs every attempt.
+const CURRENT_SECRETS = `select secret from webhook_secrets
+  where endpoint_id = $1 and (expires_at is null or expires_at > now())
+  order by created_at desc`;
+
+// Logs an attempt (its number follows the ones logged): parameters $1–$7 of attemptValues.
+const ATTEMPT_INSERT = `insert into webhook_attempts
+    (delivery_id, endpoint_id, attempt, ok, status, error, latency_ms, body_start)
+  values ($1, $2, (select count(*) + 1 from webhook_attempts where delivery_id = $1), $3, $4, $5, $6, $7)`;
+
+function attemptValues(deliveryId: string, endpointId: string, o: AttemptOutcome): unknown[] {
+  return [
+    deliveryId,
+    endpointId,
+    o.ok,
+    o.status ?? null,
+    o.ok ? null : (o.error ?? null),
+    o.latencyMs,
+    o.bodyStart,
+  ];
+}
+
+// Logs one attempt of a delivery.
 export async function logAttempt(
   tx: Queryable,
   deliveryId: string,
   endpointId: string,
   o: AttemptOutcome,
 ): Promise<void> {
-  await tx.query(
-    `insert into webhook_attempts (delivery_id, endpoint_id, attempt, ok, status, error, latency_ms, body_start)
-     values ($1, $2, (select count(*) + 1 from webhook_attempts where delivery_id = $1), $3, $4, $5, $6, $7)`,
-    [
-      deliveryId,
-      endpointId,
-      o.ok,
-      o.status ?? null,
-      o.ok ? null : (o.error ?? null),
-      o.latencyMs,
-      o.bodyStart,
-    ],
-  );
+  await tx.query(ATTEMPT_INSERT, attemptValues(deliveryId, endpointId, o));
 }
 
 // Switches off an endpoint whose delivery failed every attempt of the schedule, with an audit entry (the console
