@@ -6,7 +6,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPg } from "@/db/client";
 import { publicApi } from "@/lib/public-api/router";
+import { createRuntime, setRuntime } from "@/lib/runtime";
 import { createApiHost } from "@/lib/server/api-host";
 import { setupApi, type ApiFixture } from "../support/api";
 
@@ -193,5 +195,32 @@ describe("overload, on a node:http server with Postgres", () => {
       expect(JSON.parse(a.body)).toEqual({ data: [], cursor: head, hasMore: false });
     }
     expect(fx.runtime.admission.stats).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it("an admitted request waits for a pooled connection at most DB_CONNECT_TIMEOUT_MS (pg-pool's queue), then 503", async () => {
+    // A pool of two connections, both held by transactions that wait: the request's key look-up queues in pg-pool.
+    const db = await openPg(fx.databaseUrl!, { max: 2, connectTimeoutMs: 300, statementTimeoutMs: 1000 });
+    // Installed beside the fixture's runtime, which stays open (swapRuntime would close it).
+    const rt = createRuntime(fx.config, db);
+    setRuntime(rt);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const holders = [0, 1].map(() => db.transaction(() => held));
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const a = await get("/public/v1/products");
+      expectShed(a);
+      expect(a.ms).toBeGreaterThanOrEqual(250);
+      expect(a.ms).toBeLessThan(1500);
+      release();
+      await Promise.all(holders);
+      expect((await get("/public/v1/products")).status).toBe(200);
+    } finally {
+      release();
+      await Promise.allSettled(holders);
+      setRuntime(fx.runtime);
+      await rt.close();
+      await db.close();
+    }
   });
 });
