@@ -160,10 +160,11 @@ export class Admission {
 
   /**
    * Runs `wait` (work that holds no connection: a long poll's wait for an event) without the caller's place, and
-   * takes a place again after it. Refused then, the caller gets a 503 (PublicApiError) and still holds a place, which
-   * its own leave() gives back: the count stays right whatever happens.
+   * takes a place again after it (`signal`: the client's; gone, it does not queue again). Refused then, the caller
+   * gets a 503 (PublicApiError) and still holds a place, which its own leave() gives back: the count stays right
+   * whatever happens.
    */
-  async outside<T>(wait: () => Promise<T>): Promise<T> {
+  async outside<T>(wait: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     this.leave();
     let outcome: { ok: true; value: T } | { ok: false; err: unknown };
     try {
@@ -171,7 +172,7 @@ export class Admission {
     } catch (err) {
       outcome = { ok: false, err };
     }
-    if (!(await this.enter())) {
+    if (!(await this.enter(signal))) {
       this.active++;
       throw overloadedError();
     }

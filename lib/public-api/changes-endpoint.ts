@@ -51,7 +51,7 @@ export const CHANGES_ENDPOINT = {
     return followChanges(catalog, org, q, config.baseUrl, {
       signals: catalog.signals,
       abort: request.signal,
-      idle: admission && ((wait) => admission.outside(wait)),
+      idle: admission && ((wait) => admission.outside(wait, request.signal)),
     });
   }) satisfies ApiHandler<ChangesQuery>,
 };

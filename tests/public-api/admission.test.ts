@@ -173,6 +173,22 @@ describe("admission", () => {
     expect(a.stats).toMatchObject({ active: 0, waiting: 0 });
   });
 
+  it("a long poll whose client went away during its wait does not queue again for a place", async () => {
+    const { a } = admission(1, 5);
+    a.tryEnter();
+    const client = new AbortController();
+    let wake!: () => void;
+    const polling = a.outside(() => new Promise<void>((r) => (wake = r)), client.signal);
+    expect(a.tryEnter()).toBe(true);
+    client.abort();
+    wake();
+    await expect(polling).rejects.toBeInstanceOf(PublicApiError);
+    expect(a.stats).toMatchObject({ active: 2, waiting: 0, gone: 1 });
+    a.leave();
+    a.leave();
+    expect(a.stats.active).toBe(0);
+  });
+
   it("answers the contract's 503 with Retry-After, its body exact; none for HEAD", async () => {
     const res = overloadedResponse("GET");
     expect(res.status).toBe(503);
