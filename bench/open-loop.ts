@@ -5,10 +5,12 @@
 // autocannon's `overallRate` is not this: each connection sends its share of a second back to back at the start of
 // every second, so the server sees a burst of `connections` concurrent requests each second and the latency it
 // reports is mostly queueing in that burst, not the work of a request.
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { mixDrawer, type Mix } from "./mix";
 
 export interface OpenLoopResult {
@@ -22,6 +24,10 @@ export interface OpenLoopResult {
   max: number;
   /** How late, at worst, a request left its scheduled time (the generator's own timer lag, in ms). */
   maxLag: number;
+  /** Answers that took longer than `slowMs` (bench/overload.ts: 2000). */
+  slow: number;
+  /** 503 answers without a Retry-After header. */
+  noRetryAfter: number;
 }
 
 export async function openLoop(opts: {
@@ -38,6 +44,8 @@ export async function openLoop(opts: {
   mixFile?: string;
   /** The mix's draw seed. */
   seed?: number;
+  /** An answer slower than this (ms) is counted in `slow` (default 2000). */
+  slowMs?: number;
 }): Promise<OpenLoopResult> {
   const url = new URL(opts.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 64 });
@@ -48,6 +56,9 @@ export async function openLoop(opts: {
   let errors = 0;
   let resent = 0;
   let maxLag = 0;
+  let slow = 0;
+  let noRetryAfter = 0;
+  const slowMs = opts.slowMs ?? 2000;
   const draw = opts.mixFile
     ? mixDrawer(JSON.parse(readFileSync(opts.mixFile, "utf8")) as Mix, opts.seed ?? 1)
     : undefined;
@@ -73,7 +84,10 @@ export async function openLoop(opts: {
         (res) => {
           res.on("data", () => undefined);
           res.on("end", () => {
-            latencies.push(performance.now() - departure);
+            const ms = performance.now() - departure;
+            latencies.push(ms);
+            if (ms > slowMs) slow++;
+            if (res.statusCode === 503 && res.headers["retry-after"] === undefined) noRetryAfter++;
             statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
             resolve();
           });
@@ -117,11 +131,35 @@ export async function openLoop(opts: {
     p99: at(0.99),
     max: round(latencies[latencies.length - 1] ?? 0),
     maxLag: round(maxLag),
+    slow,
+    noRetryAfter,
   };
 }
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+// The generator in a process of its own (so that the orchestrator's work and garbage collection never delay the
+// reading of an answer): bench/run.ts, bench/overload.ts.
+export async function openLoopProcess(opts: Parameters<typeof openLoop>[0]): Promise<OpenLoopResult> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const child = spawn(
+    process.execPath,
+    [
+      "--conditions=react-server",
+      "--import",
+      "tsx",
+      path.join(root, "bench/open-loop.ts"),
+      JSON.stringify(opts),
+    ],
+    { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`open-loop generator exited with ${code}`);
+  return JSON.parse(out) as OpenLoopResult;
 }
 
 // Run alone, in a process of its own (so that the orchestrator's work and garbage collection never delay the

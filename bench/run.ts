@@ -26,7 +26,7 @@ import { generateApiKey } from "@/lib/keys/format";
 import { loadMix, mixDrawer, type Mix } from "./mix";
 import { insertKeys } from "./support";
 import { treeRssMb } from "./process-rss";
-import type { OpenLoopResult, openLoop } from "./open-loop";
+import { openLoopProcess } from "./open-loop";
 import { buildServerModules } from "../scripts/lib/build";
 
 const require = createRequire(import.meta.url);
@@ -417,29 +417,6 @@ function summarize(r: AutocannonResult, expected: number): Measure {
     errors: r.errors + r.timeouts,
     unexpected: sent - ok,
   };
-}
-
-// The open-loop generator in a process of its own (bench/open-loop.ts).
-async function openLoopProcess(opts: Parameters<typeof openLoop>[0]): Promise<OpenLoopResult> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--conditions=react-server",
-      "--import",
-      "tsx",
-      path.join(ROOT, "bench/open-loop.ts"),
-      JSON.stringify(opts),
-    ],
-    {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  let out = "";
-  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (code !== 0) throw new Error(`open-loop generator exited with ${code}`);
-  return JSON.parse(out) as OpenLoopResult;
 }
 
 // Throughput at saturation: CONNECTIONS for DURATION after WARMUP, with the server's RSS sampled.

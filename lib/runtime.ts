@@ -1,5 +1,5 @@
-// The one object that holds the process's state: configuration, database, rate limiters, key cache, the blocks of
-// addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
+// The one object that holds the process's state: configuration, database, rate limiters, the public API's admission
+// (requests at work and waiting), key cache, the blocks of addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
 // shared version reads, the change feed's signals to waiting requests and its retention timer, the page cache of list
 // answers, the exports streaming per key, the OpenAPI document, the portal's reference and search index, the paths
 // the changelog editor accepts, what the portal last saw of the database, and usage and the request log counted in
@@ -22,6 +22,7 @@ import { KeyBroadcast } from "@/lib/keys/broadcast";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
 import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
+import { Admission, admissionSettings } from "@/lib/public-api/admission";
 import { PageCache } from "@/lib/public-api/page-cache";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
 import { UsageRecorder } from "@/lib/usage/recorder";
@@ -68,6 +69,8 @@ export interface Runtime {
    */
   readonly webhooks: WebhookEngine;
   readonly limiters: RateLimiters;
+  /** The public API's admission: requests at work at once and waiting for a place, both bounded (503 past them). */
+  readonly admission: Admission;
   readonly keyCache: KeyCache;
   /**
    * Key changes heard from the database (migration 0024), each making keyCache forget its key: the process's runtime
@@ -159,6 +162,7 @@ export function createRuntime(
   const anchors = new AnchorCache();
   const versions = new VersionReads();
   const limiters = createRateLimiters(config);
+  const admission = new Admission(admissionSettings(config));
   let catalog: CatalogContext | undefined;
   // Pruning a batch takes a few milliseconds; the bound is for a database that does not answer.
   const retention = new ChangeRetention(async () =>
@@ -221,6 +225,7 @@ export function createRuntime(
     documents,
     webhooks,
     limiters,
+    admission,
     keyCache,
     keyBroadcast,
     lastUsed: new LastUsedRecorder(db),
@@ -240,6 +245,8 @@ export function createRuntime(
     searchDocs: {},
     changelogEndpoints: {},
     close: async () => {
+      // Requests still waiting for a place are refused (503) rather than left waiting on a runtime that is going.
+      admission.close();
       await retention.stop();
       await usageRetention.stop();
       // What was counted and queued is written before the database goes.

@@ -181,7 +181,13 @@ export async function followChanges(
   org: { id: string; slug: string },
   q: { after: string; types: readonly Mirrored[]; limit: number; wait: number },
   baseUrl: string,
-  wait: { signals: ChangeSignals; abort?: AbortSignal; now?: () => number },
+  wait: {
+    signals: ChangeSignals;
+    abort?: AbortSignal;
+    now?: () => number;
+    /** Runs each wait for an event (the API: outside the request's place in its admission). */
+    idle?: (wait: () => Promise<boolean>) => Promise<boolean>;
+  },
 ): Promise<ChangesPage> {
   if (q.wait <= 0) return readChanges(ctx, org, q, baseUrl);
   const until = (wait.now ?? Date.now)() + q.wait * 1000;
@@ -194,7 +200,8 @@ export async function followChanges(
       // An event, or more of other types to pass over (hasMore): the client asks again at once.
       if (page.data.length > 0 || page.hasMore) return page;
       after = page.cursor;
-      if (!(await watch.next(after, until, wait.abort))) return page;
+      const next = () => watch.next(after, until, wait.abort);
+      if (!(await (wait.idle ? wait.idle(next) : next()))) return page;
     }
   } finally {
     watch.close();

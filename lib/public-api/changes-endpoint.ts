@@ -42,13 +42,16 @@ export const CHANGES_ENDPOINT = {
   description:
     "Returns the events of the key's organization after a cursor, in commit order: each object that changed (created, updated, or changed through what it shows: a family's label moves its products), served as it is now (`upsert`, with the object whole), or `delete` when it is gone. Follow it with the `cursor` of each answer; with `wait`, an answer waits for the next event (long polling). Start from an export's cursor (`GET /public/v1/export/{resource}`), or from `0`. A key sees the events of the resources its scopes read (channels with any read scope). Events are kept 30 days by default: an older cursor answers 410, and the client exports again.",
   query: changesQuery,
-  handler: (async ({ catalog, org, key, query, config, request }) => {
+  handler: (async ({ catalog, org, key, query, config, request, admission }) => {
     const q = { ...query, types: typesOf(key.scopes, query.types) };
     if (q.wait === 0 || !catalog.signals) return readChanges(catalog, org, q, config.baseUrl);
-    // The request's signal, read only by a request that may wait (building it costs; lib/server/api-host.ts).
+    // The request's signal, read only by a request that may wait (building it costs; lib/server/api-host.ts). While
+    // it waits for an event, the request gives its place in the admission back: a wait of up to 30 s holds no
+    // connection, and long polls must not take the places of the requests at work.
     return followChanges(catalog, org, q, config.baseUrl, {
       signals: catalog.signals,
       abort: request.signal,
+      idle: admission && ((wait) => admission.outside(wait, request.signal)),
     });
   }) satisfies ApiHandler<ChangesQuery>,
 };

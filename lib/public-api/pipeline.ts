@@ -10,6 +10,7 @@ import { authenticate, limit, rateLimited } from "./authenticate";
 import { checkIfNoneMatch, conditionalAnswer } from "./conditional";
 import { observeRequest } from "@/lib/usage/observe";
 import { errorAnswer, toPublicApiError } from "./error-response";
+import type { Admission } from "./admission";
 import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
@@ -29,6 +30,9 @@ export interface ApiContext<Q> {
   body?: unknown;
   /** The path's parameters (`id` of /public/v1/products/{id}); empty for a list. */
   params: Readonly<Record<string, string>>;
+  /** The admission whose place the request holds (the router's; undefined when a test calls the pipeline itself):
+   * a long poll gives its place back while it waits (Admission.outside). */
+  admission?: Admission;
 }
 
 // What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201). A
@@ -63,11 +67,11 @@ export function withPublicApi<Q>(
      * read whole: everything it shows), the path and the parsed query: ETag, 304 on If-None-Match, page cache. */
     conditional?: readonly CatalogResource[];
   },
-): (request: Request, params?: Readonly<Record<string, string>>) => Promise<Response> {
+): (request: Request, params?: Readonly<Record<string, string>>, admission?: Admission) => Promise<Response> {
   const scopesOf = (r: ScopeRequirement): readonly Scope[] => (typeof r === "string" ? [r] : r);
   const perPath = typeof opts.scope === "function" ? opts.scope : undefined;
   const fixed = typeof opts.scope === "function" ? [] : scopesOf(opts.scope);
-  return async (request, params = {}) => {
+  return async (request, params = {}, admission) => {
     const requestId = randomUUID();
     const headers = baseHeaders(requestId);
     const head = request.method === "HEAD";
@@ -109,6 +113,7 @@ export function withPublicApi<Q>(
             catalog,
             body: input,
             params,
+            admission,
           });
         if (opts.conditional)
           return await conditionalAnswer({

@@ -12,6 +12,7 @@ import { ENDPOINTS, type ListEndpoint } from "./endpoints";
 import { plainError } from "./error-response";
 import { EXPORT_ENDPOINT } from "./export-endpoint";
 import { baseHeaders, preflightResponse } from "./headers";
+import { overloadedResponse, type Admission } from "./admission";
 import { buildOpenApiDocument } from "./openapi";
 import { withPublicApi } from "./pipeline";
 import { previewOn, type PreviewFeature } from "@/lib/preview";
@@ -22,10 +23,13 @@ type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 // The parameters of a resource's path (`{id}` of /public/v1/products/{id}), decoded.
 export type PathParams = Readonly<Record<string, string>>;
 
-// One operation: what answers it, and the preview feature it belongs to (absent: V1, always on).
+// One operation: what answers it, and the preview feature it belongs to (absent: V1, always on). `handle` gets the
+// admission whose place the request holds (undefined for an operation that needs none).
 interface Operation {
-  handle: (request: Request, params: PathParams) => Promise<Response>;
+  handle: (request: Request, params: PathParams, admission?: Admission) => Promise<Response>;
   preview?: PreviewFeature;
+  /** Answered from memory, never admitted (the OpenAPI document): shedding it would free nothing. */
+  free?: true;
 }
 
 // One resource: its path (a last segment `{id}` is a parameter) and its operations by method. A resource whose
@@ -113,7 +117,10 @@ const RESOURCES = {
       },
     },
   },
-  "openapi.json": { path: "/public/v1/openapi.json", operations: { GET: { handle: openApiDocument } } },
+  "openapi.json": {
+    path: "/public/v1/openapi.json",
+    operations: { GET: { handle: openApiDocument, free: true } },
+  },
 } satisfies Record<string, Resource>;
 
 // A resource's name, as a route file passes it to publicApi.route.
@@ -185,14 +192,28 @@ function allowed(resource: Resource): string {
 const preflight = (resource: Resource): Promise<Response> =>
   Promise.resolve(preflightResponse(allowed(resource)));
 
-// Answers a request for a resource: its operation, the preflight, or a 405 naming the methods allowed (a resource
-// of preview features that are all off: 404).
+// Answers a request for a resource: its operation (admitted), the preflight, or a 405 naming the methods allowed (a
+// resource of preview features that are all off: 404).
 function dispatch(resource: Resource, request: Request, params: PathParams): Promise<Response> {
   if (!exists(resource, params)) return notFound(request.method);
   const op = operation(resource, request.method);
-  if (op) return op.handle(request, params);
+  if (op) return op.free ? op.handle(request, params) : admitted(op, request, params);
   if (request.method === "OPTIONS") return preflight(resource);
   return Promise.resolve(plainError("PUBLIC_API_METHOD_NOT_ALLOWED", request.method, allowed(resource)));
+}
+
+// An operation run in a place of the runtime's admission (lib/public-api/admission.ts), given back when its handler has
+// answered or thrown; refused (the queue full or its wait too long), a 503 at once. The request's signal is read only
+// by a request that waits (building it costs; lib/server/api-host.ts): a client gone leaves the queue.
+async function admitted(op: Operation, request: Request, params: PathParams): Promise<Response> {
+  const admission = getRuntime().admission;
+  if (!admission.tryEnter() && !(await admission.enter(request.signal)))
+    return overloadedResponse(request.method);
+  try {
+    return await op.handle(request, params, admission);
+  } finally {
+    admission.leave();
+  }
 }
 
 // Anything under /public/ that is not a resource: 404 in the error shape, whatever the method.
