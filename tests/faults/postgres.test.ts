@@ -15,8 +15,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { creatableBody } from "@/bench/support";
 import { ERRORS } from "@/lib/public-api/api-errors";
 import { UNAVAILABLE_RETRY_AFTER } from "@/lib/public-api/error-response";
-import { startLoad, type Answer, type LoadClient } from "../support/fault-load";
-import { startFaultServer, type FaultServer } from "../support/fault-server";
+import type { Answer } from "../support/fault-load";
+import { runUnderFault, startFaultServer, until200, type FaultServer } from "../support/fault-server";
 
 const BOUND_MS = 2000; // every answer within 2 s (issue 27)
 const RECOVERY_MS = 5000; // 200s again within 5 s of the recovery
@@ -62,47 +62,15 @@ function expectUnavailableAnswer(a: Answer): void {
   expect(a.headers["content-type"]).toMatch(/^application\/json/);
 }
 
-// Waits until one request of page 1 answers 200 (the runtime's pool warmed up, the cached key cached).
-async function until200(path: string, key: string, withinMs = 10_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const res = await fetch(fx.base + path, { headers: { authorization: `Bearer ${key}` } });
-    await res.arrayBuffer();
-    if (res.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${path}: still ${res.status} after ${withinMs} ms`);
-    await sleep(100);
-  }
-}
-
-// The clients of every scenario: page 1 of products and of families, each with the cached key and with keys never
-// used before; more clients than the pool has connections (DB_POOL_SIZE 10), so that requests also wait for one.
-async function clients(): Promise<LoadClient[]> {
-  const fresh = await fx.freshKeys(2000);
-  let next = 0;
-  const freshKey = () => fresh[next++ % fresh.length]!;
-  const cached = () => fx.key;
-  const c: LoadClient[] = [];
-  for (const path of ["/public/v1/products", "/public/v1/families"]) {
-    for (let i = 0; i < 4; i++) c.push({ path, keyKind: "cached", key: cached });
-    for (let i = 0; i < 3; i++) c.push({ path, keyKind: "fresh", key: freshKey });
-  }
-  return c;
-}
-
 // Runs the clients: BEFORE_MS healthy, the fault for FAULT_MS, then AFTER_MS after the recovery; checks every answer
 // and returns them with the fault's times.
 async function underFault(inject: () => Promise<void> | void, recover: () => Promise<void> | void) {
-  await until200("/public/v1/products", fx.key);
-  await until200("/public/v1/families", fx.key);
-  const load = startLoad(fx.base, await clients());
-  await sleep(BEFORE_MS);
-  const faultAt = Date.now();
-  await inject();
-  await sleep(FAULT_MS);
-  await recover();
-  const recoveredAt = Date.now();
-  await sleep(AFTER_MS);
-  const answers = await load.stop();
+  const { answers, faultAt, recoveredAt } = await runUnderFault(
+    fx,
+    { beforeMs: BEFORE_MS, faultMs: FAULT_MS, afterMs: AFTER_MS },
+    inject,
+    recover,
+  );
 
   const show = (a: Answer) =>
     `${a.keyKind} ${a.path} started ${a.start - faultAt} ms after the fault: ${a.status} in ${a.end - a.start} ms${a.failure ? ` (${a.failure})` : ""}`;
@@ -219,7 +187,7 @@ describe("a creation cut by Postgres going down", () => {
           ])
         )[0]!.n;
       const before = await productsOf();
-      await until200("/public/v1/products", fx.key);
+      await until200(fx, "/public/v1/products");
 
       // The product row is inserted, then its values wait: another session holds product_values in SHARE mode.
       const holder = new pg.Client({ connectionString: fx.pg.url });

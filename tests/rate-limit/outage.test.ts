@@ -339,9 +339,9 @@ describe("through the API pipeline, Redis stopped", () => {
     try {
       await direct.connect();
       const key = await insertKey(fx.db, fx.acme.orgId, READ_SCOPES);
-      const [{ id }] = await fx.db.query<{ id: string }>("select id from api_keys where key_hash = $1", [
-        hashApiKey(key),
-      ]);
+      const id = (
+        await fx.db.query<{ id: string }>("select id from api_keys where key_hash = $1", [hashApiKey(key)])
+      )[0]!.id;
       // Until the limiter's connection is back: the first request counted in Redis (those before it were counted
       // by the in-process fallback).
       const deadline = Date.now() + 15_000;

@@ -15,6 +15,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { createRuntime, setRuntime, type Runtime } from "@/lib/runtime";
 import { publicApiHost } from "@/lib/server/bundle-entry";
+import { startLoad, type Answer, type LoadClient } from "./fault-load";
 import { startPostgres, type PostgresProcess } from "./postgres-process";
 
 export interface FaultServer {
@@ -116,4 +117,63 @@ export async function startFaultServer(
       await pg.close();
     },
   };
+}
+
+// The clients of the scenarios: page 1 of products and of families, each with the server's cached key (4 clients per
+// path) and with keys never used before (3 per path): 14 in all, more than the pool's 10 connections, so that requests
+// also wait for one.
+export async function pageClients(fx: FaultServer): Promise<LoadClient[]> {
+  const fresh = await fx.freshKeys(2000);
+  let next = 0;
+  const freshKey = () => fresh[next++ % fresh.length]!;
+  const cached = () => fx.key;
+  const c: LoadClient[] = [];
+  for (const path of ["/public/v1/products", "/public/v1/families"]) {
+    for (let i = 0; i < 4; i++) c.push({ path, keyKind: "cached", key: cached });
+    for (let i = 0; i < 3; i++) c.push({ path, keyKind: "fresh", key: freshKey });
+  }
+  return c;
+}
+
+// Waits until page 1 answers 200 with the cached key (the pool warmed up, the key cached).
+export async function until200(fx: FaultServer, path: string, withinMs = 10_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const res = await fetch(fx.base + path, { headers: { authorization: `Bearer ${fx.key}` } });
+    await res.arrayBuffer();
+    if (res.status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${path}: still ${res.status} after ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// The timing of a scenario: healthy before the fault, the fault, then after the recovery (ms).
+export interface FaultTiming {
+  beforeMs: number;
+  faultMs: number;
+  afterMs: number;
+}
+
+// Runs the page clients through one fault: `beforeMs` healthy, `inject`, `faultMs`, `recover`, `afterMs`; returns every
+// answer, when the fault was injected (`faultAt`: before inject() is called) and when the back end was back
+// (`recoveredAt`: once recover() has resolved, e.g. Postgres accepting connections again).
+export async function runUnderFault(
+  fx: FaultServer,
+  timing: FaultTiming,
+  inject: () => Promise<void> | void,
+  recover: () => Promise<void> | void,
+): Promise<{ answers: Answer[]; faultAt: number; recoveredAt: number; recoverMs: number }> {
+  await until200(fx, "/public/v1/products");
+  await until200(fx, "/public/v1/families");
+  const load = startLoad(fx.base, await pageClients(fx));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await sleep(timing.beforeMs);
+  const faultAt = Date.now();
+  await inject();
+  await sleep(timing.faultMs);
+  const recovering = Date.now();
+  await recover();
+  const recoveredAt = Date.now();
+  await sleep(timing.afterMs);
+  return { answers: await load.stop(), faultAt, recoveredAt, recoverMs: recoveredAt - recovering };
 }
