@@ -255,6 +255,7 @@ function poolDatabase(
   const run = async (config: QueryConfig): Promise<QueryResult> => {
     if (!watched) return pool.query(config.text, config.values);
     const client = await pool.connect();
+    client.on?.("error", betweenStatements);
     try {
       const res = await watched.watchdog.query(client, config, watched.boundMs);
       client.release();
@@ -262,6 +263,8 @@ function poolDatabase(
     } catch (err) {
       client.release(err instanceof Error ? err : true);
       throw err;
+    } finally {
+      client.off?.("error", betweenStatements);
     }
   };
   const named = (config: QueryConfig): Promise<QueryResult> =>
@@ -319,6 +322,7 @@ function poolDatabase(
       // unnamed, so that the pool's prepared statements keep their plans.
       query: async <R>(text: string, params?: readonly unknown[]) => {
         const client = await pool.connect();
+        client.on?.("error", betweenStatements);
         try {
           await on(client, "BEGIN");
           await on(client, `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
@@ -334,6 +338,8 @@ function poolDatabase(
           if (!isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
           client.release(err instanceof Error ? err : true);
           throw err;
+        } finally {
+          client.off?.("error", betweenStatements);
         }
       },
     }),
@@ -343,6 +349,14 @@ function poolDatabase(
     },
   };
 }
+
+// The "error" listener of a pooled connection while it is out of the pool. pg-pool listens to a connection's errors
+// only while it is idle in the pool, and node-postgres emits one when the server's error comes with no statement
+// running: a fast shutdown's "terminating connection" in the same packet as a statement's answer arrives after the
+// answer settled the statement and before the connection is released (a microtask later): with no listener, the
+// event is thrown, and the process ends (found by tests/faults/postgres.test.ts, stopping Postgres under load). The connection is then not
+// queryable, so its release drops it; nothing more to do here.
+const betweenStatements = () => {};
 
 // node-postgres' error when a statement got no answer within query_timeout (the watchdog's too).
 function isClientTimeout(err: unknown): boolean {

@@ -47,7 +47,7 @@ export const createProductRoute = withPublicApi(
     try {
       const prepared = await prepareProduct(db, ctx.org.id, ctx.body);
       const created = await insertProduct(db, ctx.org.id, prepared, (tx, answer) =>
-        recordIdempotentAnswer(tx, ctx.key.id, key, {
+        recordIdempotentAnswer(tx, ctx.key.id, key, claim.token, {
           status: 201,
           body: JSON.stringify(answer),
           location: locationOf(answer),
@@ -56,7 +56,7 @@ export const createProductRoute = withPublicApi(
       return new ApiAnswer(201, created, { Location: locationOf(created) });
     } catch (err) {
       // Refused or failed: nothing was written, so nothing is replayed; a retry runs the request again.
-      await releaseIdempotencyKey(db, ctx.key.id, key).catch(() => undefined);
+      await releaseIdempotencyKey(db, ctx.key.id, key, claim.token).catch(() => undefined);
       throw err;
     }
   },

@@ -9,7 +9,9 @@ import { PublicApiError } from "./api-errors";
 
 // How long a key is remembered.
 export const IDEMPOTENCY_TTL_HOURS = 24;
-// A claim without an answer after this long belongs to a request whose process died: it can be taken over.
+// A claim without an answer after this long belongs to a request whose process died: it can be taken over. So can
+// one taken before the database server last started: the write that would have answered it was lost with the server
+// (a creation cut by a restart is retried at once, not refused for a minute).
 const LEASE_SECONDS = 60;
 // How long a retry waits for the first request to finish before its 409. A creation is a few statements, each
 // bounded by DB_STATEMENT_TIMEOUT_MS (1 s by default): waiting 2 s covers one that is merely slow.
@@ -93,9 +95,9 @@ export interface StoredAnswer {
   location: string | null;
 }
 
-// Where a request stands with its key: it owns the key (run the write, then record or release), or the answer of
-// the first request is there to replay.
-export type Claim = { owner: true } | { owner: false; answer: StoredAnswer };
+// Where a request stands with its key: it owns the key (run the write, then record or release; `token` tells its
+// claim from a later one that took it over), or the answer of the first request is there to replay.
+export type Claim = { owner: true; token: string } | { owner: false; answer: StoredAnswer };
 
 // Claims the key for this request, or finds the first request's answer. Throws the 422 (another body) and, after
 // waiting IDEMPOTENCY_WAIT_MS for a first request still running, the 409.
@@ -116,11 +118,12 @@ export async function claimIdempotencyKey(
               status = null, response_body = null, location = null
         where idempotency_keys.created_at < now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})
            or (idempotency_keys.status is null
-               and idempotency_keys.claimed_at < now() - make_interval(secs => ${LEASE_SECONDS}))
-       returning 1`,
+               and (idempotency_keys.claimed_at < now() - make_interval(secs => ${LEASE_SECONDS})
+                    or idempotency_keys.claimed_at < pg_postmaster_start_time()))
+       returning claimed_at::text as token`,
       [apiKeyId, key, fingerprint],
     );
-    if (claimed.length > 0) return { owner: true };
+    if (claimed.length > 0) return { owner: true, token: (claimed[0] as { token: string }).token };
     const [row] = await db.query<
       { request_hash: string; status: number | null } & Omit<StoredAnswer, "status">
     >(
@@ -137,29 +140,30 @@ export async function claimIdempotencyKey(
     }
     if (row.status !== null)
       return { owner: false, answer: { status: row.status, body: row.body, location: row.location } };
-    if (Date.now() >= deadline) {
-      throw new PublicApiError("PUBLIC_API_IDEMPOTENCY_KEY_IN_USE", undefined, {
-        headers: { "Retry-After": "1" },
-        details: [writeIssue("Idempotency-Key", "KEY_IN_USE", "header")],
-      });
-    }
+    if (Date.now() >= deadline) throw keyInUse();
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
 
 // Stores the answer of the request that owns the key; called inside the write's transaction, so the answer is
-// committed with what it reports. Also purges a few keys past 24 h (skipping rows another purge holds).
+// committed with what it reports. A claim taken over meanwhile (its lease ran out, or the server restarted, while
+// this request still ran) is no longer this request's: the 409 of a key in use, and the write rolls back, so that the
+// request that took it over creates the product once. Also purges a few keys past 24 h (skipping rows another purge
+// holds).
 export async function recordIdempotentAnswer(
   tx: Queryable,
   apiKeyId: string,
   key: string,
+  token: string,
   answer: StoredAnswer,
 ): Promise<void> {
-  await tx.query(
-    `update idempotency_keys set status = $3, response_body = $4, location = $5
-      where api_key_id = $1 and key = $2`,
-    [apiKeyId, key, answer.status, answer.body, answer.location],
+  const recorded = await tx.query(
+    `update idempotency_keys set status = $4, response_body = $5, location = $6
+      where api_key_id = $1 and key = $2 and claimed_at = $3::timestamptz and status is null
+      returning 1`,
+    [apiKeyId, key, token, answer.status, answer.body, answer.location],
   );
+  if (recorded.length === 0) throw keyInUse();
   await tx.query(
     `delete from idempotency_keys where (api_key_id, key) in (
        select api_key_id, key from idempotency_keys
@@ -168,11 +172,24 @@ export async function recordIdempotentAnswer(
   );
 }
 
+// The 409 of a key whose first request has not answered yet.
+function keyInUse(): PublicApiError {
+  return new PublicApiError("PUBLIC_API_IDEMPOTENCY_KEY_IN_USE", undefined, {
+    headers: { "Retry-After": "1" },
+    details: [writeIssue("Idempotency-Key", "KEY_IN_USE", "header")],
+  });
+}
+
 // Gives the key up when its request ended without an answer worth replaying (a refusal, an outage): a retry runs
-// the request again.
-export async function releaseIdempotencyKey(db: Queryable, apiKeyId: string, key: string): Promise<void> {
-  await db.query("delete from idempotency_keys where api_key_id = $1 and key = $2 and status is null", [
-    apiKeyId,
-    key,
-  ]);
+// the request again. Only its own claim (`token`), never one that took it over.
+export async function releaseIdempotencyKey(
+  db: Queryable,
+  apiKeyId: string,
+  key: string,
+  token: string,
+): Promise<void> {
+  await db.query(
+    "delete from idempotency_keys where api_key_id = $1 and key = $2 and claimed_at = $3::timestamptz and status is null",
+    [apiKeyId, key, token],
+  );
 }

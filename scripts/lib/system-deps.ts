@@ -49,15 +49,15 @@ export function localProbe(): SystemProbe {
 }
 
 // The parts the chosen steps need. `unit`: redis-server always (tests/rate-limit/outage.test.ts starts and kills a
-// server of its own), Postgres unless TEST_DATABASE_URL and TEST_REDIS_URL are both given (scripts/services.sh starts
-// the two together), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
+// server of its own), Postgres always (tests/faults starts, stops, freezes and kills a cluster of its own; and
+// scripts/services.sh starts the shared one unless TEST_DATABASE_URL and TEST_REDIS_URL are both given), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
 // reference-write-preview), curl and jq always (the creating-products guide's shell sample is run with them).
 // `e2e`: Chromium (the app itself runs on embedded PGlite there). format, lint,
 // typecheck: nothing.
-export function neededParts(steps: readonly TestStep[], env: Env): SystemPart[] {
+export function neededParts(steps: readonly TestStep[]): SystemPart[] {
   const need = new Set<SystemPart>();
   if (steps.includes("unit")) {
-    if (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL) need.add("postgres");
+    need.add("postgres");
     need.add("redis");
     need.add("python3");
     need.add("curl");
@@ -130,7 +130,7 @@ export type DepsPlan =
 // print the command (or what to install, without apt). A CHROMIUM_PATH naming a missing file is a setting to fix:
 // Debian's package would install /usr/bin/chromium, which Playwright would not use.
 export function planSystemDeps(steps: readonly TestStep[], env: Env, probe: SystemProbe): DepsPlan {
-  const missing = neededParts(steps, env).filter((part) => !findPart(part, env, probe));
+  const missing = neededParts(steps).filter((part) => !findPart(part, env, probe));
   if (missing.length === 0) return { action: "none" };
   const customChromium = missing.includes("chromium") && chromiumPath(env) !== DEBIAN_CHROMIUM;
   if (customChromium) {
@@ -147,13 +147,10 @@ export function planSystemDeps(steps: readonly TestStep[], env: Env, probe: Syst
   if (hasApt && probe.isRoot)
     return { action: "install", missing, packages, commands: aptCommands(packages) };
   const what = missing.map((part) => PARTS[part].label).join(", ");
-  const alternative = missing.includes("postgres")
-    ? "\nOr give servers of your own: TEST_DATABASE_URL=postgres://… TEST_REDIS_URL=redis://… npm test"
-    : "";
   const message = hasApt
     ? `Missing for the chosen steps: ${what}. Install them as root (here with sudo), then run npm test again:\n` +
-      `  ${aptCommandLine(packages, true)}${alternative}`
+      `  ${aptCommandLine(packages, true)}`
     : `Missing for the chosen steps: ${what}. apt-get is not available: install them with this system's package ` +
-      `manager (Debian packages: ${packages.join(" ")}), then run npm test again.${alternative}`;
+      `manager (Debian packages: ${packages.join(" ")}), then run npm test again.`;
   return { action: "stop", missing, message };
 }

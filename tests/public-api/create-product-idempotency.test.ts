@@ -4,7 +4,12 @@ import { createHash, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { requestFingerprint } from "@/lib/public-api/idempotency";
+import {
+  claimIdempotencyKey,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+  requestFingerprint,
+} from "@/lib/public-api/idempotency";
 import * as products from "@/app/public/v1/products/route";
 import { call } from "../support/api";
 import {
@@ -156,6 +161,39 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
     expect(res.status).toBe(201);
     expect(res.body.id).not.toBe(first.body.id);
     expect(await productCount(b.values.sku as string)).toBe(1);
+  });
+
+  it("a claim taken over while its first request still runs is no longer that request's: its answer is not recorded (409, its write rolls back), nor is the new claim released by it", async () => {
+    const keyId = await apiKeyId(w.writer);
+    const key = randomUUID();
+    const claim = async () => {
+      const c = await claimIdempotencyKey(w.f.db, keyId, key, "h", 0);
+      if (!c.owner) throw new Error("not the owner");
+      return c.token;
+    };
+    const first = await claim();
+    // Its lease runs out while it still runs; a retry takes the key over.
+    await w.f.db.query(
+      "update idempotency_keys set claimed_at = claimed_at - interval '61 seconds' where api_key_id = $1 and key = $2",
+      [keyId, key],
+    );
+    const second = await claim();
+    expect(second).not.toBe(first);
+    const answer = { status: 201, body: "{}", location: null };
+    const late = w.f.db.transaction((tx) => recordIdempotentAnswer(tx, keyId, key, first, answer));
+    await expect(late).rejects.toMatchObject({ code: "PUBLIC_API_IDEMPOTENCY_KEY_IN_USE" });
+    await releaseIdempotencyKey(w.f.db, keyId, key, first);
+    const [row] = await w.f.db.query<{ status: number | null }>(
+      "select status from idempotency_keys where api_key_id = $1 and key = $2",
+      [keyId, key],
+    );
+    expect(row).toEqual({ status: null });
+    await w.f.db.transaction((tx) => recordIdempotentAnswer(tx, keyId, key, second, answer));
+    const [done] = await w.f.db.query<{ status: number | null }>(
+      "select status from idempotency_keys where api_key_id = $1 and key = $2",
+      [keyId, key],
+    );
+    expect(done).toEqual({ status: 201 });
   });
 
   it("purges keys past 24 h as creations go", async () => {

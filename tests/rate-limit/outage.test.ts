@@ -2,17 +2,19 @@
 // accepts connections but never answers: every limit() settles within the timeout, the policy decides the answer
 // (allow: counted by this instance's in-process limiter; refuse: RateLimiterUnavailableError), one log line per
 // incident, and Redis counts again when it is back. Through the API pipeline, while Redis is down: the
-// failed-authentication and per-key limits still apply, and the headers show what is counted.
+// failed-authentication and per-key limits still apply, the headers show what is counted, and with requests in flight
+// across a stop and a restart (issue 27) only the policy's answers come (never a 500 or 503), and Redis counts again.
 import net from "node:net";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "@/db/client";
-import { generateApiKey } from "@/lib/keys/format";
+import { generateApiKey, hashApiKey } from "@/lib/keys/format";
+import { READ_SCOPES } from "@/lib/keys/scopes";
 import { loadConfig } from "@/lib/config";
 import { createRuntime } from "@/lib/runtime";
 import { createRateLimiter } from "@/lib/rate-limit/limiters";
 import { RateLimiterUnavailableError, type RateLimiter } from "@/lib/rate-limit/types";
-import { call, expectUnavailable, setupApi, type ApiFixture, swapRuntime } from "../support/api";
+import { call, expectUnavailable, insertKey, setupApi, type ApiFixture, swapRuntime } from "../support/api";
 import { startRedis, type RedisProcess } from "../support/redis-process";
 import { startUpstashShim, type UpstashShim } from "../support/upstash-rest-shim";
 
@@ -220,7 +222,7 @@ describe("through the API pipeline, Redis stopped", () => {
     };
   }
 
-  function installRuntime(policy: Policy) {
+  function installRuntime(policy: Policy, env: Record<string, string> = {}) {
     const config = loadConfig({
       PUBLIC_BASE_URL: "http://api.test",
       REDIS_URL: redis.url,
@@ -230,6 +232,7 @@ describe("through the API pipeline, Redis stopped", () => {
       RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_S),
       AUTH_FAILURE_LIMIT: String(AUTH_LIMIT),
       AUTH_FAILURE_WINDOW_SECONDS: String(WINDOW_S),
+      ...env,
     });
     void swapRuntime(createRuntime(config, counting(fx.db)));
   }
@@ -294,6 +297,68 @@ describe("through the API pipeline, Redis stopped", () => {
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     });
+  });
+
+  it("policy allow, requests in flight while Redis stops and starts again: only 200s and 429s, each within the limiter's bound, and Redis counts again after", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const LIMIT = 40;
+    if (!redis.running) await redis.start();
+    installRuntime("allow", { RATE_LIMIT_REQUESTS: String(LIMIT) });
+    const keys = await Promise.all(
+      Array.from({ length: 6 }, () => insertKey(fx.db, fx.acme.orgId, READ_SCOPES)),
+    );
+    const answers: { status: number; ms: number }[] = [];
+    let running = true;
+    const worker = async (key: string) => {
+      while (running) {
+        const started = Date.now();
+        const res = await call("/public/v1/products?perPage=1", { key, headers: client });
+        answers.push({ status: res.status, ms: Date.now() - started });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const workers = keys.map(worker);
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await sleep(300);
+    await redis.stop();
+    await sleep(1000);
+    await redis.start();
+    await sleep(1000);
+    running = false;
+    await Promise.all(workers);
+    // The policy's answers only (the in-process limiter counts while Redis is down): never a 500 or a 503.
+    const statuses = new Set(answers.map((a) => a.status));
+    expect([...statuses].filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(statuses.has(200)).toBe(true);
+    // Each answer within the limiter's bound (and the in-process database's time), never a hang.
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(TIMEOUT_MS + MARGIN_MS + 500);
+
+    // Redis limits again: a new key's requests are counted in Redis, and its LIMIT+1st is refused.
+    const { default: Redis } = await import("ioredis");
+    const direct = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await direct.connect();
+      const key = await insertKey(fx.db, fx.acme.orgId, READ_SCOPES);
+      const id = (
+        await fx.db.query<{ id: string }>("select id from api_keys where key_hash = $1", [hashApiKey(key)])
+      )[0]!.id;
+      // Until the limiter's connection is back: the first request counted in Redis (those before it were counted
+      // by the in-process fallback).
+      const deadline = Date.now() + 15_000;
+      while ((await direct.keys(`pcapi:rl:key*${id}*`)).length === 0) {
+        expect(Date.now(), "Redis counted no request within 15 s of its restart").toBeLessThan(deadline);
+        expect((await call("/public/v1/products?perPage=1", { key, headers: client })).status).toBe(200);
+        await sleep(100);
+      }
+      // One counted in Redis; LIMIT - 1 more are let through, the next is refused.
+      const rest: number[] = [];
+      for (let i = 0; i < LIMIT; i++)
+        rest.push((await call("/public/v1/products?perPage=1", { key, headers: client })).status);
+      expect(rest.at(-1)).toBe(429);
+      expect(rest.slice(0, -1).every((s) => s === 200)).toBe(true);
+    } finally {
+      direct.disconnect();
+    }
   });
 
   it("policy refuse: 503 with Retry-After, for a valid key and for an unknown one", async () => {
