@@ -7,12 +7,15 @@ import { UNAVAILABLE_RETRY_AFTER } from "./error-response";
 import { PublicApiError } from "./api-errors";
 import { setRateLimitHeaders } from "./headers";
 
-// Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits.
+// Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits. `known` is told
+// of a key that exists but is refused (revoked or expired): its organization's usage and request log show that 401,
+// the first thing its owner looks for when an integrator's calls start failing.
 export async function authenticate(
   request: Request,
   rt: Runtime,
   headers: Headers,
   now: number,
+  known?: (record: KeyRecord) => void,
 ): Promise<KeyRecord> {
   const auth = request.headers.get("authorization");
   if (auth === null || auth.trim() === "") throw keyMissing(request);
@@ -36,6 +39,7 @@ export async function authenticate(
   else if (record.expiresAt !== null && record.expiresAt <= now)
     failure = new PublicApiError("PUBLIC_API_KEY_EXPIRED");
   if (!failure) return record!;
+  if (record) known?.(record);
   if (lookedUp && rt.config.RATE_LIMIT_ENABLED) await countAuthFailure(request, rt, headers, now);
   throw failure;
 }

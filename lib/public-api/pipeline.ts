@@ -85,7 +85,7 @@ export function withPublicApi<Q>(
     let code: string | null = null;
     const answer = async (): Promise<Response> => {
       try {
-        const key = await authenticate(request, rt, headers, now);
+        const key = await authenticate(request, rt, headers, now, (k) => (seenKey = k));
         seenKey = key;
         rt.lastUsed.touch(key.id, now);
         // Every authenticated request counts against its key, whatever its answer (a 403 or a 400 too): a key

@@ -1,5 +1,6 @@
 // What the API's pipeline hands to usage and to the request log once a request of a known key has its answer
-// (errors included: a 429, a 400, a 503; a 401 has no key, so no organization, and is not recorded).
+// (errors included: a 429, a 400, a 503, the 401 of a revoked or expired key; any other 401 has no key, so no
+// organization, and is not recorded).
 import type { KeyRecord } from "@/lib/keys/cache";
 import { redactTarget } from "./redact";
 import type { RequestLog } from "./request-log";

@@ -8,6 +8,7 @@ import * as usageRoute from "@/app/api/console/orgs/[org]/usage/route";
 import * as productsRoute from "@/app/public/v1/products/route";
 import { addMembership, createUser } from "@/db/users";
 import { listRequestLog, usageSeries } from "@/lib/usage/queries";
+import { generateApiKey } from "@/lib/keys/format";
 import { call, setupApi, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";
 
@@ -190,6 +191,32 @@ describe("the pipeline's hook", () => {
       expect(page.entries).toMatchObject([{ status: 429, code: "PUBLIC_API_RATE_LIMIT_EXCEEDED" }]);
       const [day] = await usageSeries(fx.db, fx.acme.orgId, { unit: "day", since: 0 });
       expect(day).toMatchObject({ c2xx: 1, c4xx: 1, c429: 1 });
+    } finally {
+      await fx.close();
+    }
+  });
+
+  it("logs and counts the 401 of a revoked and of an expired key in their organization, not that of an unknown key", async () => {
+    const fx = await setupApi("pglite");
+    try {
+      const revoked = await call("/public/v1/families", { key: fx.acme.revoked });
+      const expired = await call("/public/v1/families", { key: fx.acme.expired });
+      const unknown = await call("/public/v1/families", { key: generateApiKey() });
+      expect([revoked.status, expired.status, unknown.status]).toEqual([401, 401, 401]);
+      await fx.runtime.usage!.flush();
+      await fx.runtime.requestLog!.flush();
+      const logged = async (requestId: string, orgId = fx.acme.orgId) =>
+        (await listRequestLog(fx.db, orgId, { requestId })).entries;
+      expect(await logged(revoked.body.requestId)).toMatchObject([
+        { status: 401, code: "PUBLIC_API_KEY_REVOKED", path: "/public/v1/families" },
+      ]);
+      expect(await logged(expired.body.requestId)).toMatchObject([
+        { status: 401, code: "PUBLIC_API_KEY_EXPIRED" },
+      ]);
+      expect(await logged(unknown.body.requestId)).toEqual([]);
+      expect(await logged(revoked.body.requestId, fx.globex.orgId)).toEqual([]);
+      const [day] = await usageSeries(fx.db, fx.acme.orgId, { unit: "day", since: 0 });
+      expect(day).toMatchObject({ c4xx: 2 });
     } finally {
       await fx.close();
     }
