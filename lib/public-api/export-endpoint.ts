@@ -109,15 +109,14 @@ export function ndjsonStream(
   let count = 0;
   let ended = false;
   let idle: ReturnType<typeof setTimeout> | undefined;
+  // The key's slot is given back at once, its connection when the snapshot's transaction has ended: a client that
+  // cuts an export and starts the next one is not refused while the first one's rollback runs.
   const end = async (error?: unknown) => {
     if (ended) return;
     ended = true;
     clearTimeout(idle);
-    try {
-      await snapshot.close(error);
-    } finally {
-      opts.onEnd();
-    }
+    opts.onEnd();
+    await snapshot.close(error);
   };
   // The idle guard, armed whenever the stream waits for its reader.
   const watch = (controller: ReadableStreamDefaultController<Uint8Array>) => {
