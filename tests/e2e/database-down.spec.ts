@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { freePort } from "../support/ports";
+import { collectServerLog } from "../support/server-log";
 
 let server: ChildProcess | undefined;
 let dataDir: string;
@@ -32,6 +33,7 @@ test.beforeAll(async () => {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  collectServerLog(server, "database-down");
   server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   // The OpenAPI document needs no database: it answers once the server listens.

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { freePort } from "../support/ports";
+import { collectServerLog } from "../support/server-log";
 
 const port = Number(process.env.PCA_E2E_PORT);
 const demoKeys = () =>
@@ -146,8 +147,9 @@ test.describe("the demo key", () => {
         NODE_ENV: "production",
         HOSTNAME: "127.0.0.1",
       },
-      stdio: "ignore",
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    collectServerLog(server, "front-door proxied");
     for (let i = 0; i < 120; i++) {
       if (
         await raw("GET", "/public/v1/openapi.json", {}, proxied).then(
@@ -205,6 +207,7 @@ async function startFastPathOff(): Promise<{ port: number; key: string; stop: ()
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  collectServerLog(child, "front-door fast-path-off");
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const stop = async () => {
