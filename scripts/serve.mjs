@@ -21,9 +21,8 @@ const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
-const { BASELINE_SECURITY_HEADERS, dropRouterVary, frontDoor, parserRefusal, publicApiHost } = await import(
-  pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href
-);
+const { BASELINE_SECURITY_HEADERS, connectRefusal, dropRouterVary, frontDoor, parserRefusal, publicApiHost } =
+  await import(pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href);
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -95,6 +94,13 @@ server.on("clientError", (err, socket) => {
   if (err.code !== "ECONNRESET" && socket.writable && !answering)
     socket.write(parserRefusal(err.code, err.rawPacket));
   socket.destroy();
+});
+// CONNECT (no method of ours) comes here, not to onRequest: the front door's 405 or 400, then the socket closed.
+server.on("connect", (req, socket) => {
+  socket.on("error", () => undefined);
+  connectRefusal(req.url ?? "", req.rawHeaders)
+    .then((bytes) => socket.end(bytes, () => socket.destroy()))
+    .catch(() => socket.destroy());
 });
 server.listen(port, hostname, () => console.log(`▲ Next.js serving on http://${hostname}:${port}`));
 

@@ -6,7 +6,7 @@
 import { publicApi } from "@/lib/public-api/router";
 import { createApiHost, type ApiHost } from "./api-host";
 
-export { dropRouterVary, frontDoor, parserRefusal } from "./front-door";
+export { connectRefusal, dropRouterVary, frontDoor, parserRefusal } from "./front-door";
 export { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
 export type { ApiHost } from "./api-host";
 

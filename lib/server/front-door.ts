@@ -164,15 +164,18 @@ function serverOptions(): Response {
 // What the production server writes on a socket whose request node's HTTP parser refused (its `clientError`: a
 // header block or request line over 16 KB, a request whose headers took longer than headersTimeout, a request that
 // is not HTTP), before it closes the connection: the whole answer as bytes, `Connection: close`. Node's own answer
-// is a bare status line; this one is in the API's error shape when the request line names a path under /public/
-// (as far as it was read), else plain text, both with the security headers of their side. No answer for a socket
-// whose client is gone (a reset).
+// is a bare status line; this one is in the API's error shape when the request line names a path under /public/,
+// plain text with the portal's security headers when it names another. When the path is unknown (node keeps a
+// request line it has not finished parsing to itself, so a timed-out request's is never known, nor a request that
+// is not HTTP) it is in the API's error shape with the portal's security headers too: right for either side. No
+// answer for a socket whose client is gone (a reset).
 export function parserRefusal(code: string | undefined, rawPacket?: Buffer | string): Buffer {
   const status = code === "HPE_HEADER_OVERFLOW" ? 431 : code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
   const reason = STATUS_TEXT[status]!;
   let headers: Headers;
   let body: string;
-  if (isApiTarget(rawPacket)) {
+  const api = targetsApi(rawPacket);
+  if (api !== false) {
     const requestId = randomUUID();
     const e = new PublicApiError(
       status === 431
@@ -182,35 +185,58 @@ export function parserRefusal(code: string | undefined, rawPacket?: Buffer | str
           : "PUBLIC_API_INVALID_HEADER",
     );
     headers = baseHeaders(requestId);
+    if (api === undefined) for (const [k, v] of Object.entries(BASELINE_SECURITY_HEADERS)) headers.set(k, v);
     body = JSON.stringify(errorBody(e, requestId));
   } else {
     headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", ...BASELINE_SECURITY_HEADERS });
     body = `${reason}\n`;
   }
-  const bytes = Buffer.from(body);
-  const lines = [`HTTP/1.1 ${status} ${reason}`];
-  for (const [name, value] of headers) lines.push(`${name}: ${value}`);
-  lines.push(`content-length: ${bytes.length}`, "connection: close", "", "");
-  return Buffer.concat([Buffer.from(lines.join("\r\n"), "latin1"), bytes]);
+  return closingAnswer(status, reason, headers, Buffer.from(body));
 }
 
-// The reason phrases of parserRefusal's statuses.
+// What the production server writes on the socket of a CONNECT request, which node hands to the server's `connect`
+// event instead of its request handler (without a listener it closes the socket unanswered): the front door's
+// answer (CONNECT is no method of the app: a 405, in the API's error shape under /public/; an authority-form target
+// a 400), then the connection closed.
+export async function connectRefusal(rawUrl: string, rawHeaders: readonly string[]): Promise<Buffer> {
+  const decision = frontDoor("CONNECT", rawUrl, rawHeaders);
+  const response =
+    decision.kind === "answer"
+      ? decision.response
+      : plainText(405, "Method Not Allowed", { Allow: APP_ALLOW });
+  const body = Buffer.from(await response.arrayBuffer());
+  return closingAnswer(
+    response.status,
+    response.statusText || STATUS_TEXT[response.status] || "",
+    response.headers,
+    body,
+  );
+}
+
+// An answer as the bytes of an HTTP/1.1 response that closes its connection.
+function closingAnswer(status: number, reason: string, headers: Headers, body: Buffer): Buffer {
+  const lines = [`HTTP/1.1 ${status} ${reason}`];
+  for (const [name, value] of headers) lines.push(`${name}: ${value}`);
+  lines.push(`content-length: ${body.length}`, "connection: close", "", "");
+  return Buffer.concat([Buffer.from(lines.join("\r\n"), "latin1"), body]);
+}
+
+// The reason phrases of the statuses the server writes on a socket itself.
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
+  405: "Method Not Allowed",
   408: "Request Timeout",
   431: "Request Header Fields Too Large",
 };
 
-// True when a raw request's first line (what the parser had read) targets a path under /public/, in origin or
-// absolute form.
-function isApiTarget(rawPacket: Buffer | string | undefined): boolean {
-  if (!rawPacket) return false;
-  const head = (
-    typeof rawPacket === "string" ? rawPacket : rawPacket.subarray(0, 2048).toString("latin1")
-  ).split("\r\n", 1)[0]!;
-  const target = head.split(" ")[1];
-  if (target === undefined) return false;
-  const path = originForm(target);
+// Whether a raw request's first line (what the parser had read) targets a path under /public/, in origin or
+// absolute form: undefined when no complete request line was read (or it is not one).
+function targetsApi(rawPacket: Buffer | string | undefined): boolean | undefined {
+  if (!rawPacket) return undefined;
+  const text = typeof rawPacket === "string" ? rawPacket : rawPacket.subarray(0, 20_000).toString("latin1");
+  const line = /^[A-Za-z]+ (\S+) HTTP\/1\.[01]\r?\n/.exec(text);
+  if (!line) return undefined;
+  const path = originForm(line[1]!);
   if (path === null) return false;
   try {
     return /^\/public(?:\/|$)/.test(new URL(path.replace(/[/\\]+/g, "/"), "http://n").pathname);

@@ -5,7 +5,13 @@ import type { AddressInfo } from "node:net";
 import compressionMiddleware from "compression";
 import { describe, expect, it } from "vitest";
 import { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
-import { NOT_FOUND_PATH, dropRouterVary, frontDoor, parserRefusal } from "@/lib/server/front-door";
+import {
+  NOT_FOUND_PATH,
+  connectRefusal,
+  dropRouterVary,
+  frontDoor,
+  parserRefusal,
+} from "@/lib/server/front-door";
 
 async function answer(method: string, url: string, rawHeaders: string[] = []) {
   const d = frontDoor(method, url, rawHeaders);
@@ -286,9 +292,8 @@ describe("parserRefusal: the answer to a request node's HTTP parser refused", ()
 
   it.each([
     ["HPE_HEADER_OVERFLOW", "GET /console?x=aaaa HTTP/1.1\r\n", 431],
-    ["ERR_HTTP_REQUEST_TIMEOUT", "GE", 408],
-    ["HPE_INVALID_METHOD", "\x16\x03\x01 tls", 400],
-    ["HPE_INVALID_METHOD", undefined, 400],
+    ["HPE_HEADER_OVERFLOW", "GET http://evil.test/docs HTTP/1.1\r\n", 431],
+    ["HPE_INVALID_HEADER_TOKEN", "POST /api/auth/session HTTP/1.1\r\nBad Header: x", 400],
   ])("%s on %j elsewhere is a plain-text %i with the portal's security headers", (code, raw, status) => {
     const r = parseAnswer(parserRefusal(code, raw === undefined ? undefined : Buffer.from(raw, "latin1")));
     expect(r.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
@@ -296,6 +301,44 @@ describe("parserRefusal: the answer to a request node's HTTP parser refused", ()
     expect(r.headers.get("connection")).toBe("close");
     for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
       expect(r.headers.get(name.toLowerCase()), name).toBe(value);
+  });
+
+  // Node keeps an unfinished request line to itself (a timed-out request's), and a request that is not HTTP has none.
+  it.each([
+    ["ERR_HTTP_REQUEST_TIMEOUT", undefined, 408, "PUBLIC_API_REQUEST_TIMEOUT"],
+    ["ERR_HTTP_REQUEST_TIMEOUT", "GE", 408, "PUBLIC_API_REQUEST_TIMEOUT"],
+    ["HPE_HEADER_OVERFLOW", "aaaaaaaaaaaaaaaa", 431, "PUBLIC_API_HEADERS_TOO_LARGE"],
+    ["HPE_INVALID_METHOD", "\x16\x03\x01 tls", 400, "PUBLIC_API_INVALID_HEADER"],
+  ])(
+    "%s on %j (no path known) is in the API's error shape with the portal's security headers too",
+    (code, raw, status, errorCode) => {
+      const r = parseAnswer(parserRefusal(code, raw === undefined ? undefined : Buffer.from(raw, "latin1")));
+      expect(r.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(r.headers.get("connection")).toBe("close");
+      expect(JSON.parse(r.body)).toMatchObject({ statusCode: status, code: errorCode });
+      for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+        expect(r.headers.get(name.toLowerCase()), name).toBe(value);
+    },
+  );
+});
+
+describe("connectRefusal: the answer to CONNECT, which node never hands to the request handler", () => {
+  it("under /public/ a 405 in the error shape; an authority-form target a plain 400; elsewhere a plain 405", async () => {
+    const api = parseAnswer(await connectRefusal("/public/v1/products", []));
+    expect(api.statusLine).toBe("HTTP/1.1 405 Method Not Allowed");
+    expect(api.headers.get("connection")).toBe("close");
+    expect(api.headers.get("allow")).toBe("GET, HEAD");
+    expect(JSON.parse(api.body)).toMatchObject({ statusCode: 405, code: "PUBLIC_API_METHOD_NOT_ALLOWED" });
+    for (const [target, status] of [
+      ["evil.test:443", "400 Bad Request"],
+      ["/console", "405 Method Not Allowed"],
+    ] as const) {
+      const r = parseAnswer(await connectRefusal(target, []));
+      expect(r.statusLine).toBe(`HTTP/1.1 ${status}`);
+      expect(r.headers.get("content-type")).toMatch(/^text\/plain/);
+      for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+        expect(r.headers.get(name.toLowerCase()), name).toBe(value);
+    }
   });
 });
 
