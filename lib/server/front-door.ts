@@ -99,6 +99,14 @@ export function frontDoor(
       api: false,
     };
   }
+  // A portal path spelt with doubled slashes, backslashes or a trailing slash: Next.js redirects it to its
+  // canonical spelling with none of the security headers (its redirect comes before next.config's headers); the
+  // same redirect here carries them. Its Location is a path on this site ("//x" is never protocol-relative).
+  if (!api && !media) {
+    const canonicalPath = rawPath.replace(/[/\\]+/g, "/").replace(/(.)\/$/, "$1");
+    if (canonicalPath !== rawPath)
+      return { kind: "answer", response: canonicalRedirect(canonicalPath + query) };
+  }
   if (!api && !media)
     return {
       kind: "pass",
@@ -148,6 +156,11 @@ function plainText(status: number, text: string, headers: Record<string, string>
     status,
     headers: { ...headers, "Content-Type": "text/plain; charset=utf-8", ...BASELINE_SECURITY_HEADERS },
   });
+}
+
+// A permanent redirect to a path of this site, with the portal's security headers.
+function canonicalRedirect(location: string): Response {
+  return new Response(null, { status: 308, headers: { Location: location, ...BASELINE_SECURITY_HEADERS } });
 }
 
 // The answer to a request target that is not a path (`GET *`, `GET name`).

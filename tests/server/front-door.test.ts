@@ -237,6 +237,28 @@ describe("front door: two Authorization headers, the security headers of its own
   });
 });
 
+describe("front door: slash variants of portal paths", () => {
+  it.each([
+    ["/docs/", "/docs"],
+    ["//docs", "/docs"],
+    ["/docs//getting-started/?a=1", "/docs/getting-started?a=1"],
+    ["/docs\\x", "/docs/x"],
+    ["//evil.test/console", "/evil.test/console"],
+    ["/\\evil.test", "/evil.test"],
+  ])("%s is redirected to %s on this site, with the security headers", async (url, location) => {
+    const r = await answer("GET", url);
+    expect(r.status).toBe(308);
+    expect(r.headers.get("location")).toBe(location);
+    for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+      expect(r.headers.get(name)).toBe(value);
+  });
+
+  it("leaves canonical portal paths and dot segments to Next.js", () => {
+    for (const url of ["/", "/docs", "/docs/getting-started?x=/y//z", "/a/../docs"])
+      expect(passed("GET", url).url).toBe(url);
+  });
+});
+
 // Parses the bytes of parserRefusal's answer.
 function parseAnswer(bytes: Buffer) {
   const text = bytes.toString("utf8");
