@@ -23,16 +23,6 @@ export const ERRORS = {
     error: "Bad Request",
     message: "En-tête de requête invalide.",
   },
-  PUBLIC_API_REQUEST_TIMEOUT: {
-    status: 408,
-    error: "Request Timeout",
-    message: "Requête reçue trop lentement.",
-  },
-  PUBLIC_API_HEADERS_TOO_LARGE: {
-    status: 431,
-    error: "Request Header Fields Too Large",
-    message: "En-têtes de requête trop volumineux (ligne de requête comprise).",
-  },
   PUBLIC_API_KEY_MISSING: { status: 401, error: "Unauthorized", message: "Clé API manquante." },
   PUBLIC_API_KEY_INVALID: { status: 401, error: "Unauthorized", message: "Clé API invalide." },
   PUBLIC_API_KEY_EXPIRED: { status: 401, error: "Unauthorized", message: "Clé API expirée." },
@@ -100,6 +90,16 @@ export const ERRORS = {
     error: "Unprocessable Entity",
     message:
       "Cette clé d'idempotence a déjà servi pour une autre requête : utilisez une nouvelle clé pour un nouveau corps.",
+  },
+  PUBLIC_API_REQUEST_TIMEOUT: {
+    status: 408,
+    error: "Request Timeout",
+    message: "Requête reçue trop lentement.",
+  },
+  PUBLIC_API_HEADERS_TOO_LARGE: {
+    status: 431,
+    error: "Request Header Fields Too Large",
+    message: "En-têtes de requête trop volumineux (ligne de requête comprise).",
   },
   PUBLIC_API_RATE_LIMIT_EXCEEDED: {
     status: 429,
