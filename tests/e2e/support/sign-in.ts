@@ -24,7 +24,11 @@ export async function signIn(page: Page, email: string, dataDir: string): Promis
 }
 
 // Signs a request context in as a demo user: the console's credentials sign-in, as the sign-in form posts it.
-export async function signInRequest(request: APIRequestContext, email: string, dataDir: string): Promise<void> {
+export async function signInRequest(
+  request: APIRequestContext,
+  email: string,
+  dataDir: string,
+): Promise<void> {
   const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
   await request.post("/api/auth/callback/credentials", {
     form: { csrfToken, email, password: demoPassword(email, dataDir), callbackUrl: "/console" },
