@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { BASELINE_CSP, SECURITY_HEADERS } from "./lib/portal/csp";
+import { BASELINE_SECURITY_HEADERS } from "./lib/portal/csp";
 
 // Next.js configuration: native/WASM database drivers stay outside the bundle; security headers on every answer
 // outside /public/.
@@ -17,10 +17,7 @@ const nextConfig: NextConfig = {
     return [
       {
         source: "/((?!public(?:/|$)).*)",
-        headers: [
-          { key: "Content-Security-Policy", value: BASELINE_CSP },
-          ...Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
-        ],
+        headers: Object.entries(BASELINE_SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
       },
     ];
   },

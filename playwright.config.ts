@@ -24,6 +24,11 @@ process.env.PCA_E2E_PREVIEW_PORT ??= freePort();
 process.env.PCA_E2E_PREVIEW_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "pca-e2e-preview-"));
 const previewPort = process.env.PCA_E2E_PREVIEW_PORT;
 const previewURL = `http://127.0.0.1:${previewPort}`;
+// Under `npm test` (PCA_SERVER_LOG_DIR, scripts/test.ts), each webServer's output is also copied into the collected
+// server logs, which its last step scans for secrets; Playwright still shows it as before.
+const logDir = process.env.PCA_SERVER_LOG_DIR;
+const npmStart = (name: string) =>
+  logDir ? `npm start 2>&1 | tee -a ${JSON.stringify(path.join(logDir, `${name}.log`))}` : "npm start";
 // The specs that check a preview feature in whichever state their server runs (off on the default server, on on the
 // preview one), and those that check it on only.
 const PREVIEW_SPECS = /write-preview\.spec\.ts|preview-on\.spec\.ts|webhooks\.spec\.ts/;
@@ -80,7 +85,7 @@ export default defineConfig({
   // Started one after the other (the first builds when needed; the second reuses its build).
   webServer: [
     {
-      command: "npm start",
+      command: npmStart("e2e-webserver"),
       url: `${baseURL}/public/v1/openapi.json`,
       timeout: 420_000,
       reuseExistingServer: !process.env.CI,
@@ -96,7 +101,7 @@ export default defineConfig({
       },
     },
     {
-      command: "npm start",
+      command: npmStart("e2e-webserver-preview"),
       url: `${previewURL}/public/v1/openapi.json`,
       timeout: 420_000,
       reuseExistingServer: !process.env.CI,

@@ -21,9 +21,8 @@ const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
-const { dropRouterVary, frontDoor, publicApiHost } = await import(
-  pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href
-);
+const { BASELINE_SECURITY_HEADERS, connectRefusal, dropRouterVary, frontDoor, parserRefusal, publicApiHost } =
+  await import(pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href);
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -40,12 +39,23 @@ async function send(res, method, response) {
   res.end(body);
 }
 
-const server = http.createServer((req, res) => {
+// How long a client may hold a socket without sending a request in full (issue 27, item 6). A client that sends
+// its headers a byte a second is closed after HEADERS_TIMEOUT_MS (node's default, 60 s, let a few hundred such
+// clients hold the server's sockets for a minute each); a request whose body trickles in, after
+// REQUEST_TIMEOUT_MS (node's default: 300 s; the largest body the app takes is 64 KB). Node checks both every
+// CHECK_INTERVAL_MS (its default, 30 s, would let a slow client hold its socket up to 40 s past the limit). An idle
+// kept-alive connection is not a request in progress: keepAliveTimeout (65 s) still governs it. The header block,
+// request line included, is node's default of at most 16 KB (maxHeaderSize), a 431.
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const CHECK_INTERVAL_MS = 1_000;
+
+function onRequest(req, res) {
   if (!trustProxy) {
     req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "unknown";
     delete req.headers["x-real-ip"];
   }
-  const decision = frontDoor(req.method ?? "GET", req.url ?? "/");
+  const decision = frontDoor(req.method ?? "GET", req.url ?? "/", req.rawHeaders);
   if (decision.kind === "answer") {
     send(res, req.method, decision.response).catch(() => res.destroy());
     return;
@@ -61,12 +71,37 @@ const server = http.createServer((req, res) => {
   if (decision.routerFree) dropRouterVary(res);
   handle(req, res).catch((err) => {
     console.error("[server] unhandled error:", err);
-    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain", ...BASELINE_SECURITY_HEADERS });
     res.end("Internal Server Error");
   });
-});
+}
+
+const server = http.createServer(
+  {
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: CHECK_INTERVAL_MS,
+  },
+  onRequest,
+);
 server.keepAliveTimeout = 65_000;
-server.headersTimeout = 66_000;
+// A request node's parser refused (too large, too slow, not HTTP): a clean answer in the shape of its side (the
+// API's error body under /public/), then the connection closed; nothing for a client that is gone.
+// As node's own handler: no answer once one has begun on this socket (it would corrupt it), written before the
+// socket is destroyed (a small write leaves at once).
+server.on("clientError", (err, socket) => {
+  const answering = socket._httpMessage?.headersSent;
+  if (err.code !== "ECONNRESET" && socket.writable && !answering)
+    socket.write(parserRefusal(err.code, err.rawPacket));
+  socket.destroy();
+});
+// CONNECT (no method of ours) comes here, not to onRequest: the front door's 405 or 400, then the socket closed.
+server.on("connect", (req, socket) => {
+  socket.on("error", () => undefined);
+  connectRefusal(req.url ?? "", req.rawHeaders)
+    .then((bytes) => socket.end(bytes, () => socket.destroy()))
+    .catch(() => socket.destroy());
+});
 server.listen(port, hostname, () => console.log(`▲ Next.js serving on http://${hostname}:${port}`));
 
 // On exit the process's runtime (lib/runtime.ts, on globalThis) is closed, at most 5 s: usage and the request log

@@ -1,11 +1,14 @@
-// `npm test`: every check and suite, with a real Postgres and Redis (started here on loopback when not given).
+// `npm test`: every check and suite, with a real Postgres and Redis (started here on loopback when not given); last,
+// the logs of every server the suites started, collected under PCA_SERVER_LOG_DIR, are scanned for secrets.
 // Installs what the chosen steps need from the system (Postgres, Redis, python3, Chromium) when it may (root and
 // apt-get), else prints the command and stops.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { TEST_PASSWORDS } from "../tests/support/test-passwords";
+import { dataDirSecrets, formatFindings, scanLogDir } from "./lib/log-scan";
 import { findPart, localProbe, PARTS, planSystemDeps, TEST_STEPS, type TestStep } from "./lib/system-deps";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -94,6 +97,24 @@ function ensureSystemDeps(steps: readonly TestStep[], env: NodeJS.ProcessEnv): v
   }
 }
 
+// The scan of the collected server logs (scripts/lib/log-scan.ts): 0 when clean, else 1 with each finding's file,
+// line and kind (the secret masked).
+function scanServerLogs(logDir: string, env: NodeJS.ProcessEnv): number {
+  console.log(`\n▶ server logs: scanning ${logDir} for secrets`);
+  const literals = [
+    ...Object.values(TEST_PASSWORDS),
+    ...[env.PCA_E2E_DATA_DIR, env.PCA_E2E_PREVIEW_DATA_DIR].flatMap((d) => (d ? dataDirSecrets(d) : [])),
+  ];
+  const findings = scanLogDir(logDir, literals);
+  if (findings.length === 0) {
+    console.log("◀ server logs: ok, no secret found");
+    return 0;
+  }
+  console.error(formatFindings(findings));
+  console.log(`◀ server logs: failed, ${findings.length} secret(s) in the logs above (kept in ${logDir})`);
+  return 1;
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const named = args.filter((a) => !a.startsWith("-"));
@@ -150,6 +171,13 @@ async function main() {
   const step = async (name: string, cmd: string, a: string[]) => {
     if (want(name)) results.push([name, await run(name, cmd, a, env)]);
   };
+  // The server logs of both suites (tests/support/server-log.ts, vitest.config.ts, playwright.config.ts), and the
+  // e2e webServers' data folders chosen here, so that their demo keys and passwords are known to the scan.
+  const logDir = path.join(work, "server-logs");
+  mkdirSync(logDir);
+  env.PCA_SERVER_LOG_DIR = logDir;
+  env.PCA_E2E_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "pca-e2e-"));
+  env.PCA_E2E_PREVIEW_DATA_DIR ??= mkdtempSync(path.join(os.tmpdir(), "pca-e2e-preview-"));
   const vitestJson = path.join(work, "vitest.json");
   const playwrightJson = path.join(work, "playwright.json");
   try {
@@ -179,6 +207,8 @@ async function main() {
     }
   }
 
+  if (want("unit") || want("e2e")) results.push(["server logs", scanServerLogs(logDir, env)]);
+
   const counts = [vitestCounts(vitestJson), playwrightCounts(playwrightJson)].filter(Boolean) as Counts[];
   const total = counts.reduce(
     (a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }),
@@ -188,7 +218,9 @@ async function main() {
       skipped: 0,
     },
   );
-  rmSync(work, { recursive: true, force: true });
+  // Kept when the scan found something, for a look at the lines it names.
+  if (results.every(([name, code]) => name !== "server logs" || code === 0))
+    rmSync(work, { recursive: true, force: true });
   console.log("\nSummary:");
   for (const [name, code] of results) console.log(`  ${code === 0 ? "✔" : "✘"} ${name}`);
   const failedSteps = results.filter(([, c]) => c !== 0).length;

@@ -36,3 +36,11 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 // The CSP of an answer the proxy does not see (static files, feeds, media): what needs no nonce. Compatible with
 // contentSecurityPolicy() if a browser ever gets both (each directive here is also there, as strict).
 export const BASELINE_CSP = "frame-ancestors 'none'; object-src 'none'; base-uri 'self'";
+
+// The security headers of an answer outside the API that no page renders: the baseline CSP and SECURITY_HEADERS.
+// next.config.ts sets them on Next.js' answers; the production server's own answers (lib/server/front-door.ts: its
+// refusals, a request node's parser refused, a 500 of serve.mjs) bypass next.config.ts and take them from here.
+export const BASELINE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": BASELINE_CSP,
+  ...SECURITY_HEADERS,
+};

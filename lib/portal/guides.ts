@@ -45,7 +45,8 @@ const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
     "The path is not valid percent-encoding (`%ZZ`, a cut UTF-8 sequence), under `/public/` or `/media/`.",
   PUBLIC_API_KEY_MISSING:
     "No `Authorization` header, or `Bearer` without a key. A key sent in the query (`?api_key=`, `?key=`, `?access_token=`…) is never read: the message says to send it in the header instead. URLs end up in logs and browser histories, so roll a key that was sent in one.",
-  PUBLIC_API_KEY_INVALID: "The key is malformed or unknown.",
+  PUBLIC_API_KEY_INVALID:
+    "The key is malformed or unknown, or the request has two `Authorization` headers (neither is used).",
   PUBLIC_API_INVALID_HEADER: `A request header is invalid; the message names it: \`If-None-Match\` longer than ${IF_NONE_MATCH_MAX} characters.`,
   PUBLIC_API_KEY_EXPIRED: "The key has passed its expiry date.",
   PUBLIC_API_KEY_REVOKED: `The key was revoked in ${keysLink()}.`,
@@ -55,6 +56,10 @@ const ERROR_CONDITIONS: Record<ReadErrorCode, string> = {
   PUBLIC_API_CURSOR_EXPIRED:
     "Change feed only (preview `changes`): the events after the cursor `after` are no longer kept; export the resources again and follow the feed from the export's cursor.",
   PUBLIC_API_RANGE_NOT_SATISFIABLE: "Media files only: the `Range` header lies outside the file.",
+  PUBLIC_API_REQUEST_TIMEOUT:
+    "The request line and headers took longer than 10 seconds to arrive, or the whole request longer than 30; the connection is closed.",
+  PUBLIC_API_HEADERS_TOO_LARGE:
+    "The request line and headers together exceed 16 KB (a very long query string counts); the connection is closed.",
   PUBLIC_API_RATE_LIMIT_EXCEEDED: "Too many requests in the window; wait `retryAfter` seconds.",
   PUBLIC_API_INTERNAL_ERROR:
     "An unexpected error; nothing internal is disclosed. Quote the `requestId` to support.",

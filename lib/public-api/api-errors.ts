@@ -91,6 +91,16 @@ export const ERRORS = {
     message:
       "Cette clé d'idempotence a déjà servi pour une autre requête : utilisez une nouvelle clé pour un nouveau corps.",
   },
+  PUBLIC_API_REQUEST_TIMEOUT: {
+    status: 408,
+    error: "Request Timeout",
+    message: "Requête reçue trop lentement.",
+  },
+  PUBLIC_API_HEADERS_TOO_LARGE: {
+    status: 431,
+    error: "Request Header Fields Too Large",
+    message: "En-têtes de requête trop volumineux (ligne de requête comprise).",
+  },
   PUBLIC_API_RATE_LIMIT_EXCEEDED: {
     status: 429,
     error: "Too Many Requests",

@@ -52,10 +52,15 @@ export function errorAnswer(e: PublicApiError, requestId: string, headers: Heade
   return new Response(head ? null : JSON.stringify(errorBody(e, requestId)), { status: e.status, headers });
 }
 
-// An answer given before any key is read (404, 405, a malformed path): the error shape, a new request id. A 405
-// names the resource's methods (`allow`: the reads' by default) in its message and its Allow header.
+// An answer given before any key is read (404, 405, a malformed path, a request with two Authorization headers): the
+// error shape, a new request id. A 405 names the resource's methods (`allow`: the reads' by default) in its message
+// and its Allow header.
 export function plainError(
-  code: "PUBLIC_API_NOT_FOUND" | "PUBLIC_API_METHOD_NOT_ALLOWED" | "PUBLIC_API_INVALID_PATH",
+  code:
+    | "PUBLIC_API_NOT_FOUND"
+    | "PUBLIC_API_METHOD_NOT_ALLOWED"
+    | "PUBLIC_API_INVALID_PATH"
+    | "PUBLIC_API_KEY_INVALID",
   method: string,
   allow = READ_ALLOW,
 ): Response {

@@ -6,7 +6,8 @@
 import { publicApi } from "@/lib/public-api/router";
 import { createApiHost, type ApiHost } from "./api-host";
 
-export { dropRouterVary, frontDoor } from "./front-door";
+export { connectRefusal, dropRouterVary, frontDoor, parserRefusal } from "./front-door";
+export { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
 export type { ApiHost } from "./api-host";
 
 // The host of the public API for npm start: gzip as `next start` sends it (next.config leaves `compress` on).

@@ -16,6 +16,9 @@ test("rotating a forged X-Forwarded-For does not escape the failed-authenticatio
       const body = await res.json();
       expect(body.code).toBe("PUBLIC_API_RATE_LIMIT_EXCEEDED");
       expect(res.headers()["retry-after"]).toBe(String(body.retryAfter));
+      // Issue 27, item 7: a 429 carries the API's security headers like any other answer.
+      expect(res.headers()["x-content-type-options"]).toBe("nosniff");
+      expect(res.headers()["x-request-id"]).toBe(body.requestId);
     } else {
       expect(res.status()).toBe(401);
     }

@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { generateApiKey } from "@/lib/keys/format";
 import { freePort } from "../support/ports";
+import { collectServerLog } from "../support/server-log";
 
 let server: ChildProcess | undefined;
 let dataDir: string;
@@ -32,6 +34,7 @@ test.beforeAll(async () => {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  collectServerLog(server, "database-down");
   server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   // The OpenAPI document needs no database: it answers once the server listens.
@@ -80,6 +83,26 @@ test("/changelog is a readable 503 page with Retry-After; its feeds are the API'
       requestId: res.headers()["x-request-id"],
     });
   }
+});
+
+// Issue 27, item 7: a 503 carries the security headers of its side, like any other answer.
+test("every 503 carries the security headers: the portal's on the page and the feeds, the API's under /public/", async ({
+  request,
+}) => {
+  for (const url of ["/changelog", "/changelog/rss.xml", "/changelog/atom.xml"]) {
+    const h = (await request.get(`${base}${url}`)).headers();
+    expect(h["x-content-type-options"], url).toBe("nosniff");
+    expect(h["content-security-policy"], url).toMatch(/frame-ancestors 'none'/);
+    expect(h["x-frame-options"], url).toBe("DENY");
+    expect(h["referrer-policy"], url).toBe("strict-origin-when-cross-origin");
+  }
+  const api = await request.get(`${base}/public/v1/products`, {
+    // A well-formed key (its checksum right): only the database can tell it is unknown.
+    headers: { authorization: `Bearer ${generateApiKey()}` },
+  });
+  expect(api.status()).toBe(503);
+  expect(api.headers()["x-content-type-options"]).toBe("nosniff");
+  expect(api.headers()["x-request-id"]).toBe((await api.json()).requestId);
 });
 
 test("the pages that need no database still answer 200", async ({ request }) => {

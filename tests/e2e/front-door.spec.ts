@@ -5,10 +5,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { freePort } from "../support/ports";
+import { collectServerLog } from "../support/server-log";
+import { bodyText, rawExchange, type RawExchange } from "./support/raw-socket";
+import { signInRequest } from "./support/sign-in";
 
 const port = Number(process.env.PCA_E2E_PORT);
 const demoKeys = () =>
@@ -146,8 +150,9 @@ test.describe("the demo key", () => {
         NODE_ENV: "production",
         HOSTNAME: "127.0.0.1",
       },
-      stdio: "ignore",
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    collectServerLog(server, "front-door proxied");
     for (let i = 0; i < 120; i++) {
       if (
         await raw("GET", "/public/v1/openapi.json", {}, proxied).then(
@@ -205,6 +210,7 @@ async function startFastPathOff(): Promise<{ port: number; key: string; stop: ()
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  collectServerLog(child, "front-door fast-path-off");
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const stop = async () => {
@@ -353,31 +359,234 @@ for (const which of ["fast path", "PCA_FAST_PATH=off"] as const) {
       ];
       for (const r of others) expect(r.headers.vary ?? "").not.toMatch(ROUTER_VARY);
     });
+
+    // Issue 27, item 6: hostile transport, on raw sockets.
+    test("a header block or request line over 16 KB is a 431 that closes the connection: the API's error shape under /public/, plain text with the security headers elsewhere; the server stays up", async () => {
+      const pad = "a".repeat(17 * 1024);
+      for (const [label, request] of [
+        ["header block", `GET /public/v1/products HTTP/1.1\r\nHost: x\r\nX-Pad: ${pad}\r\n\r\n`],
+        ["URL", `GET /public/v1/products?q=${pad} HTTP/1.1\r\nHost: x\r\n\r\n`],
+        ["absolute-form URL", `GET http://evil.test/public/v1/products?q=${pad} HTTP/1.1\r\nHost: x\r\n\r\n`],
+        ["many headers", `GET /public/v1/products HTTP/1.1\r\nHost: x\r\n${"X-A: bb\r\n".repeat(6000)}\r\n`],
+      ]) {
+        const r = await rawExchange(to, request!);
+        expect(r.status, label).toBe(431);
+        expect(r.closed, label).toBe(true);
+        expectRawApiError(r, 431, "PUBLIC_API_HEADERS_TOO_LARGE");
+      }
+      for (const p of ["/console", "/docs", "/media/acme/x.png"]) {
+        const r = await rawExchange(to, `GET ${p}?x=${pad} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        expect(r.status, p).toBe(431);
+        expect(r.closed, p).toBe(true);
+        expect(r.headers["content-type"], p).toMatch(/^text\/plain/);
+        expectSecurityHeaders(r, p);
+      }
+      expect((await raw("GET", "/public/v1/openapi.json", {}, to)).status).toBe(200);
+    });
+
+    test("a URL of 10 KB is a clean answer: the API's 400 naming the parameter, the portal's own page", async () => {
+      const long = "a".repeat(10 * 1024);
+      const api = await raw("GET", `/public/v1/products?q=${long}`, auth(), to);
+      expect(api.status).toBe(400);
+      expect(JSON.parse(api.text)).toMatchObject({ statusCode: 400, code: "PUBLIC_API_INVALID_QUERY" });
+      expectApiError(await raw("GET", `/public/v1/${long}`, auth(), to), 404, "PUBLIC_API_NOT_FOUND");
+      for (const p of [`/docs?x=${long}`, `/console/sign-in?callbackUrl=${long}`, `/${long}`]) {
+        const r = await raw("GET", p, {}, to);
+        expect(r.status, p.slice(0, 40)).toBeLessThan(500);
+        expect(r.headers["x-content-type-options"]).toBe("nosniff");
+      }
+    });
+
+    test("two Authorization headers are a 401 in the error shape that uses neither key", async () => {
+      const good = `Authorization: Bearer ${key}\r\n`;
+      for (const pair of [
+        good + good,
+        good + "Authorization: Bearer pca_nope\r\n",
+        "Authorization: Basic dXNlcjpwYXNz\r\n" + good,
+        "authorization: \r\n" + good,
+      ]) {
+        for (const p of [
+          "/public/v1/products?perPage=1",
+          "/x/../public/v1/families",
+          "/public/v1/openapi.json",
+        ]) {
+          const r = await rawExchange(to, `GET ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${pair}\r\n`);
+          expectRawApiError(r, 401, "PUBLIC_API_KEY_INVALID");
+          expect(r.headers["www-authenticate"]).toMatch(/^Bearer/);
+          expect(r.body).not.toContain('"data"');
+        }
+      }
+      // One of them alone is a normal call.
+      expect((await raw("GET", "/public/v1/products?perPage=1", auth(), to)).status).toBe(200);
+    });
+
+    test("path tricks under /public/v1, /media and /console: case, encoded dots, doubled slashes, backslashes, absolute form; never a 5xx, a redirect off the site or a file outside the media folder", async () => {
+      // Paths are case-sensitive: /PUBLIC is not the API (the portal's 404 page), /public/V1 is the API's 404.
+      for (const p of ["/PUBLIC/v1/products", "/Public/V1/products"]) {
+        const r = await raw("GET", p, auth(), to);
+        expect(r.status, p).toBe(404);
+        expect(r.text).not.toContain('"data"');
+        expectSecurityHeaders(r, p);
+      }
+      for (const p of ["/public/V1/products", "/public/v1/Products", "/public/v1/PRODUCTS/"]) {
+        expectApiError(await raw("GET", p, auth(), to), 404, "PUBLIC_API_NOT_FOUND");
+      }
+      for (const p of [
+        "/media/acme/..%2f..%2fpackage.json",
+        "/media/acme/%2e%2e/%2e%2e/package.json",
+        "/media/acme/%2E%2E%2F%2E%2E%2Fpackage.json",
+        "/media/acme/..\\..\\package.json",
+        "/media/..%5c..%5cpackage.json",
+        "//media//acme//..//..//package.json",
+        "/media/acme/%252e%252e/package.json",
+        "/MEDIA/acme/x.png",
+        "http://evil.test/media/acme/%2e%2e/x.png",
+      ]) {
+        const r = await raw("GET", p, {}, to);
+        // A path that resolves outside /media/ (backslashes are slashes) is the portal's: Next.js may redirect it
+        // to its canonical spelling on this site, which is then no file either.
+        const landed = r.status === 308 ? await raw("GET", r.headers.location!, {}, to) : r;
+        if (r.status === 308) expect(r.headers.location, p).toMatch(/^\/[^/\\]/);
+        expect(landed.status, p).toBeGreaterThanOrEqual(400);
+        expect(landed.status, p).toBeLessThan(500);
+        expect(landed.text, p).not.toContain("public-catalog-api");
+        expect(r.headers.location ?? "", p).not.toContain("evil.test");
+        expectSecurityHeaders(r, p);
+      }
+      for (const p of [
+        "/console/%2e%2e/public/v1/products",
+        "/console//acme//keys",
+        "/CONSOLE",
+        "/console/..%2f..%2fpublic/v1/products",
+        "http://evil.test/console",
+        "//evil.test/console",
+        "/console/%2e%2e%2f%2e%2e%2fetc/passwd",
+      ]) {
+        const r = await raw("GET", p, {}, to);
+        expect(r.status, p).toBeLessThan(500);
+        // A redirect stays on this site: a path, never "//host" nor an absolute URL.
+        expect(r.headers.location ?? "/", p).toMatch(/^\/(?![/\\])/);
+        expectSecurityHeaders(r, p);
+      }
+    });
+
+    test("every method on every kind of path: never a 5xx, a stack trace or a dropped connection; under /public/ the API's JSON, never a redirect", async () => {
+      const product = JSON.parse((await raw("GET", "/public/v1/products?perPage=1", auth(), to)).text).data[0]
+        .id;
+      const media = new URL(
+        JSON.parse((await raw("GET", "/public/v1/media?perPage=1", auth(), to)).text).data[0].mediaUrl,
+      ).pathname;
+      const paths = [
+        "/public/v1/products",
+        `/public/v1/products/${product}`,
+        "/public/v1/openapi.json",
+        "/public/v1/nope",
+        media,
+        "/media/acme/nope.png",
+        "/console",
+        "/console/acme/keys",
+        "/api/auth/session",
+        "/api/auth/csrf",
+        "/docs",
+      ];
+      const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT", "FOO"];
+      for (const p of paths) {
+        for (const m of methods) {
+          const label = `${m} ${p}`;
+          const r = await rawExchange(
+            to,
+            `${m} ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n` +
+              `Authorization: Bearer ${key}\r\n\r\n`,
+          );
+          expect(r.status, label).toBeGreaterThanOrEqual(200);
+          expect(r.status, label).toBeLessThan(500);
+          const text = bodyText(r);
+          expect(text, label).not.toMatch(STACK_TRACE);
+          expect(text, label).not.toContain(process.cwd());
+          expect(r.headers["x-content-type-options"], label).toBe("nosniff");
+          if (p.startsWith("/public/")) {
+            expect(r.headers.location, label).toBeUndefined();
+            expect(r.status, label).not.toBe(308);
+            if (text) expect(r.headers["content-type"], label).toMatch(/^application\/json/);
+            if (r.status >= 400 && text)
+              expect(JSON.parse(text), label).toMatchObject({ statusCode: r.status });
+          } else expectSecurityHeaders(r, label);
+        }
+      }
+    });
+
+    test("a slow client is closed: headers a byte a second get a 408 and the socket back within the headers timeout (10 s); an idle kept-alive connection is not cut by it", async () => {
+      test.setTimeout(60_000);
+      const slow = rawExchange(to, "Host: x\r\nX-Slow: " + "a".repeat(60) + "\r\n\r\n", {
+        first: "GET /public/v1/products HTTP/1.1\r\n",
+        drip: 1000,
+        waitMs: 25_000,
+      });
+      const slowPortal = rawExchange(to, "ET /docs HTTP/1.1\r\nHost: x\r\n\r\n", {
+        first: "G",
+        drip: 1000,
+        waitMs: 25_000,
+      });
+      const request = `GET /public/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n`;
+      // A kept-alive connection, idle 12 s (longer than the headers timeout) between two requests.
+      const idle = new Promise<number>((resolve, reject) => {
+        const socket = net.connect(to, "127.0.0.1");
+        let text = "";
+        socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+        socket.on("error", reject);
+        socket.write(request);
+        setTimeout(() => socket.write(request), 12_000);
+        setTimeout(() => {
+          socket.destroy();
+          resolve((text.match(/HTTP\/1\.1 200 /g) ?? []).length);
+        }, 14_000);
+      });
+      const [r, portal, answered] = await Promise.all([slow, slowPortal, idle]);
+      expect(r.ms).toBeGreaterThanOrEqual(9_000);
+      // Node keeps a request it has not finished reading to itself: the answer cannot depend on its path, so it is
+      // the API's error shape with the portal's security headers, right for either side.
+      for (const answer of [r, portal]) {
+        expect(answer.closed).toBe(true);
+        expect(answer.ms).toBeLessThan(15_000);
+        expectRawApiError(answer, 408, "PUBLIC_API_REQUEST_TIMEOUT");
+        expect(answer.headers["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+        expect(answer.headers["x-frame-options"]).toBe("DENY");
+      }
+      expect(answered).toBe(2);
+    });
   });
 }
 
-// Signs the request context in as a demo user (the console's credentials sign-in, as the sign-in form posts it).
-async function signIn(request: APIRequestContext, email: string): Promise<void> {
-  const users = (
-    JSON.parse(readFileSync(path.join(process.env.PCA_E2E_DATA_DIR!, "demo-keys.json"), "utf8")) as {
-      users: { email: string; password: string }[];
-    }
-  ).users;
-  const { password } = users.find((u) => u.email === email)!;
-  const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
-  await request.post("/api/auth/callback/credentials", {
-    form: { csrfToken, email, password, callbackUrl: "/console" },
-    maxRedirects: 0,
-  });
-  const keys = await request.get("/console/acme/keys", { maxRedirects: 0 });
-  expect(keys.status()).toBe(200);
+// A stack frame ("    at fn (file.js:1:2)") or a Node error's name line.
+const STACK_TRACE = /\n\s+at [^\n]+:\d+:\d+|\b(?:TypeError|ReferenceError|SyntaxError): /;
+
+// The security headers every answer outside the API carries (lib/portal/csp.ts): nosniff, and on an HTML page or
+// an answer of the server's own the framing refusals.
+function expectSecurityHeaders(r: Raw | RawExchange, label: string) {
+  const h = r.headers as Record<string, string | string[] | undefined>;
+  expect(h["x-content-type-options"], label).toBe("nosniff");
+  if (String(h["content-type"] ?? "").startsWith("application/json")) return;
+  expect(h["content-security-policy"], label).toMatch(/frame-ancestors 'none'/);
+  expect(h["x-frame-options"], label).toBe("DENY");
+  expect(h["referrer-policy"], label).toBe("strict-origin-when-cross-origin");
+}
+
+// expectApiError for an answer read off a raw socket.
+function expectRawApiError(r: RawExchange, status: number, code: string) {
+  expect(r.status).toBe(status);
+  expect(r.headers["content-type"]).toMatch(/^application\/json/);
+  const body = JSON.parse(bodyText(r));
+  expect(body).toMatchObject({ statusCode: status, code });
+  expect(typeof body.message).toBe("string");
+  expect(r.headers["x-request-id"]).toBe(body.requestId);
+  expect(r.headers["x-content-type-options"]).toBe("nosniff");
 }
 
 // Issue 21, row 7.
 test("every HTML answer carries CSP with frame-ancestors, X-Frame-Options and nosniff, whatever the request's headers; the feeds carry nosniff", async ({
   request,
 }) => {
-  await signIn(request, "owner@acme.example");
+  await signInRequest(request, "owner@acme.example", process.env.PCA_E2E_DATA_DIR!);
   const variants: Record<string, string>[] = [
     {},
     { purpose: "prefetch" },

@@ -5,10 +5,11 @@
 // on the members page in each state and on the invitation page in each of its states.
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { expectAxeClean } from "./support/axe";
+import { TEST_PASSWORDS } from "../support/test-passwords";
 import { signIn } from "./support/sign-in";
 
 const DATA_DIR = process.env.PCA_E2E_DATA_DIR!;
-const PASSWORD = "a new password 123";
+const PASSWORD = TEST_PASSWORDS.invitedMember;
 
 const unique = (what: string) => `e2e-${what}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
 

@@ -22,6 +22,7 @@ import path from "node:path";
 import { gunzipSync, inflateSync } from "node:zlib";
 import { expect, test } from "@playwright/test";
 import { freePort } from "../support/ports";
+import { collectServerLog } from "../support/server-log";
 
 // Playwright runs from the project's folder.
 const ROOT = process.cwd();
@@ -127,6 +128,7 @@ function start(name: string, args: string[], port: number, dir: string, env: Rec
     stdio: ["ignore", "pipe", "pipe"],
   });
   const server: Server = { name, port, child, output: "" };
+  collectServerLog(child, `parity ${name}`);
   child.stdout!.on("data", (d: Buffer) => (server.output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (server.output += d.toString()));
   return server;

@@ -11,6 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { Secret, TOTP } from "otpauth";
 import { expect, test, type Locator, type Page } from "@playwright/test";
+import { collectServerLog } from "../support/server-log";
+import { TEST_PASSWORDS } from "../support/test-passwords";
 import { expectAxeClean } from "./support/axe";
 
 const PORT = execFileSync(process.execPath, [
@@ -20,9 +22,9 @@ const PORT = execFileSync(process.execPath, [
   .toString()
   .trim();
 const BASE = `http://127.0.0.1:${PORT}`;
-const OWNER = { email: "fresh.owner@two-factor.test", password: "fresh owner password 1" };
-const MEMBER = { email: "fresh.member@two-factor.test", password: "fresh member password 1" };
-const MEMBER_NEW_PASSWORD = "member password after reset";
+const OWNER = { email: "fresh.owner@two-factor.test", password: TEST_PASSWORDS.freshOwner };
+const MEMBER = { email: "fresh.member@two-factor.test", password: TEST_PASSWORDS.freshMember };
+const MEMBER_NEW_PASSWORD = TEST_PASSWORDS.memberAfterReset;
 
 test.use({ baseURL: BASE });
 test.describe.configure({ mode: "serial" });
@@ -65,9 +67,10 @@ test.beforeAll(async () => {
     );
   server = spawn("npm", ["start"], {
     env: { ...process.env, PORT, DATA_DIR: dataDir, PUBLIC_BASE_URL: BASE, NODE_ENV: "production" },
-    stdio: "ignore",
+    stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
+  collectServerLog(server, "two-factor");
   const until = Date.now() + 240_000;
   for (;;) {
     const ok = await fetch(`${BASE}/public/v1/openapi.json`).then(

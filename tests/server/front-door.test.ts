@@ -4,22 +4,29 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import compressionMiddleware from "compression";
 import { describe, expect, it } from "vitest";
-import { NOT_FOUND_PATH, dropRouterVary, frontDoor } from "@/lib/server/front-door";
+import { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
+import {
+  NOT_FOUND_PATH,
+  connectRefusal,
+  dropRouterVary,
+  frontDoor,
+  parserRefusal,
+} from "@/lib/server/front-door";
 
-async function answer(method: string, url: string) {
-  const d = frontDoor(method, url);
+async function answer(method: string, url: string, rawHeaders: string[] = []) {
+  const d = frontDoor(method, url, rawHeaders);
   if (d.kind !== "answer") throw new Error(`expected an answer, got a pass to ${d.url}`);
   const text = await d.response.text();
   return {
     status: d.response.status,
     headers: d.response.headers,
     text,
-    body: d.response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text,
+    body: text && d.response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text,
   };
 }
 
-function passed(method: string, url: string) {
-  const d = frontDoor(method, url);
+function passed(method: string, url: string, rawHeaders: string[] = []) {
+  const d = frontDoor(method, url, rawHeaders);
   if (d.kind !== "pass") throw new Error(`expected a pass, got ${d.response.status}`);
   return d;
 }
@@ -179,6 +186,181 @@ describe("front door", () => {
     expect(passed("GET", "/docs/getting-started?x=1").url).toBe("/docs/getting-started?x=1");
     expect(passed("GET", "/public/v1/products?q=cr%C3%A8me").url).toBe("/public/v1/products?q=cr%C3%A8me");
     expect(passed("POST", "/publicity").url).toBe("/publicity");
+  });
+});
+
+// Issue 27, item 6.
+describe("front door: two Authorization headers, the security headers of its own answers", () => {
+  const bearer = (k: string) => `Bearer pca_${k.repeat(36)}`;
+
+  it.each([
+    ["GET", "/public/v1/products", ["Authorization", bearer("a"), "authorization", bearer("b")]],
+    ["HEAD", "/public/v1/products?perPage=1", ["authorization", bearer("a"), "AUTHORIZATION", bearer("a")]],
+    ["POST", "/x/../public/v1/products", ["Host", "x", "Authorization", "", "Authorization", bearer("b")]],
+    ["GET", "/public/v1/nope", ["authorization", "Basic eDp5", "authorization", bearer("a")]],
+  ])(
+    "%s %s with two Authorization lines is a 401 in the error shape that uses neither",
+    async (m, url, raw) => {
+      const r = await answer(m, url, raw);
+      expect(r.status).toBe(401);
+      expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+      if (m === "HEAD") return expect(r.text).toBe("");
+      expect(r.body).toEqual({
+        statusCode: 401,
+        error: "Unauthorized",
+        code: "PUBLIC_API_KEY_INVALID",
+        message: "Clé API invalide.",
+        requestId: r.headers.get("x-request-id"),
+      });
+    },
+  );
+
+  it("one Authorization line under /public/, or two elsewhere, are handed on", () => {
+    expect(passed("GET", "/public/v1/products", ["Authorization", bearer("a")]).api).toBe(true);
+    expect(passed("GET", "/console", ["authorization", "x", "authorization", "y"]).url).toBe("/console");
+  });
+
+  it("every answer it gives outside the API carries the baseline CSP, nosniff, X-Frame-Options and Referrer-Policy", async () => {
+    const answers = [
+      await answer("TRACE", "/docs"),
+      await answer("CONNECT", "/console"),
+      await answer("GET", "*"),
+      await answer("OPTIONS", "*"),
+      await answer("GET", "evil.test:443"),
+    ];
+    for (const r of answers) {
+      for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+        expect(r.headers.get(name), `${r.status} ${name}`).toBe(value);
+    }
+    expect(BASELINE_SECURITY_HEADERS["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe("front door: slash variants of portal paths", () => {
+  it.each([
+    ["/docs/", "/docs"],
+    ["//docs", "/docs"],
+    ["/docs//getting-started/?a=1", "/docs/getting-started?a=1"],
+    ["/docs\\x", "/docs/x"],
+    ["//evil.test/console", "/evil.test/console"],
+    ["/\\evil.test", "/evil.test"],
+  ])("%s is redirected to %s on this site, with the security headers", async (url, location) => {
+    const r = await answer("GET", url);
+    expect(r.status).toBe(308);
+    expect(r.headers.get("location")).toBe(location);
+    for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+      expect(r.headers.get(name)).toBe(value);
+  });
+
+  it("leaves canonical portal paths and dot segments to Next.js", () => {
+    for (const url of ["/", "/docs", "/docs/getting-started?x=/y//z", "/a/../docs"])
+      expect(passed("GET", url).url).toBe(url);
+  });
+});
+
+// Parses the bytes of parserRefusal's answer.
+function parseAnswer(bytes: Buffer) {
+  const text = bytes.toString("utf8");
+  const [head, body] = [text.slice(0, text.indexOf("\r\n\r\n")), text.slice(text.indexOf("\r\n\r\n") + 4)];
+  const [statusLine, ...lines] = head.split("\r\n");
+  const headers = new Map(
+    lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 2)]),
+  );
+  return { statusLine, headers, body };
+}
+
+describe("parserRefusal: the answer to a request node's HTTP parser refused", () => {
+  it.each([
+    [
+      "HPE_HEADER_OVERFLOW",
+      "GET /public/v1/products?q=aaaa HTTP/1.1\r\nX-Pad: aaaa",
+      431,
+      "PUBLIC_API_HEADERS_TOO_LARGE",
+    ],
+    [
+      "HPE_HEADER_OVERFLOW",
+      "GET http://evil.test/public/v1/x HTTP/1.1\r\n",
+      431,
+      "PUBLIC_API_HEADERS_TOO_LARGE",
+    ],
+    [
+      "ERR_HTTP_REQUEST_TIMEOUT",
+      "GET //public/v1/products HTTP/1.1\r\nHo",
+      408,
+      "PUBLIC_API_REQUEST_TIMEOUT",
+    ],
+    [
+      "HPE_INVALID_HEADER_TOKEN",
+      "GET /public/v1/products HTTP/1.1\r\nBad Header: x",
+      400,
+      "PUBLIC_API_INVALID_HEADER",
+    ],
+  ])("%s on %j under /public/ is a %i in the error shape, and closes", (code, raw, status, errorCode) => {
+    const r = parseAnswer(parserRefusal(code, Buffer.from(raw)));
+    expect(r.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [A-Z]`));
+    expect(r.headers.get("connection")).toBe("close");
+    expect(r.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(Number(r.headers.get("content-length"))).toBe(Buffer.byteLength(r.body));
+    expect(JSON.parse(r.body)).toEqual({
+      statusCode: status,
+      error: expect.any(String),
+      message: expect.any(String),
+      code: errorCode,
+      requestId: r.headers.get("x-request-id"),
+    });
+  });
+
+  it.each([
+    ["HPE_HEADER_OVERFLOW", "GET /console?x=aaaa HTTP/1.1\r\n", 431],
+    ["HPE_HEADER_OVERFLOW", "GET http://evil.test/docs HTTP/1.1\r\n", 431],
+    ["HPE_INVALID_HEADER_TOKEN", "POST /api/auth/session HTTP/1.1\r\nBad Header: x", 400],
+  ])("%s on %j elsewhere is a plain-text %i with the portal's security headers", (code, raw, status) => {
+    const r = parseAnswer(parserRefusal(code, raw === undefined ? undefined : Buffer.from(raw, "latin1")));
+    expect(r.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(r.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(r.headers.get("connection")).toBe("close");
+    for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+      expect(r.headers.get(name.toLowerCase()), name).toBe(value);
+  });
+
+  // Node keeps an unfinished request line to itself (a timed-out request's), and a request that is not HTTP has none.
+  it.each([
+    ["ERR_HTTP_REQUEST_TIMEOUT", undefined, 408, "PUBLIC_API_REQUEST_TIMEOUT"],
+    ["ERR_HTTP_REQUEST_TIMEOUT", "GE", 408, "PUBLIC_API_REQUEST_TIMEOUT"],
+    ["HPE_HEADER_OVERFLOW", "aaaaaaaaaaaaaaaa", 431, "PUBLIC_API_HEADERS_TOO_LARGE"],
+    ["HPE_INVALID_METHOD", "\x16\x03\x01 tls", 400, "PUBLIC_API_INVALID_HEADER"],
+  ])(
+    "%s on %j (no path known) is in the API's error shape with the portal's security headers too",
+    (code, raw, status, errorCode) => {
+      const r = parseAnswer(parserRefusal(code, raw === undefined ? undefined : Buffer.from(raw, "latin1")));
+      expect(r.statusLine).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(r.headers.get("connection")).toBe("close");
+      expect(JSON.parse(r.body)).toMatchObject({ statusCode: status, code: errorCode });
+      for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+        expect(r.headers.get(name.toLowerCase()), name).toBe(value);
+    },
+  );
+});
+
+describe("connectRefusal: the answer to CONNECT, which node never hands to the request handler", () => {
+  it("under /public/ a 405 in the error shape; an authority-form target a plain 400; elsewhere a plain 405", async () => {
+    const api = parseAnswer(await connectRefusal("/public/v1/products", []));
+    expect(api.statusLine).toBe("HTTP/1.1 405 Method Not Allowed");
+    expect(api.headers.get("connection")).toBe("close");
+    expect(api.headers.get("allow")).toBe("GET, HEAD");
+    expect(JSON.parse(api.body)).toMatchObject({ statusCode: 405, code: "PUBLIC_API_METHOD_NOT_ALLOWED" });
+    for (const [target, status] of [
+      ["evil.test:443", "400 Bad Request"],
+      ["/console", "405 Method Not Allowed"],
+    ] as const) {
+      const r = parseAnswer(await connectRefusal(target, []));
+      expect(r.statusLine).toBe(`HTTP/1.1 ${status}`);
+      expect(r.headers.get("content-type")).toMatch(/^text\/plain/);
+      for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS))
+        expect(r.headers.get(name.toLowerCase()), name).toBe(value);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 // A demo user's password, from the demo-keys.json its server printed into its data directory.
 export function demoPassword(email: string, dataDir: string): string {
@@ -21,4 +21,19 @@ export async function signIn(page: Page, email: string, dataDir: string): Promis
   await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/console\/[a-z0-9-]+\/keys/);
+}
+
+// Signs a request context in as a demo user: the console's credentials sign-in, as the sign-in form posts it.
+export async function signInRequest(
+  request: APIRequestContext,
+  email: string,
+  dataDir: string,
+): Promise<void> {
+  const { csrfToken } = (await (await request.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  await request.post("/api/auth/callback/credentials", {
+    form: { csrfToken, email, password: demoPassword(email, dataDir), callbackUrl: "/console" },
+    maxRedirects: 0,
+  });
+  const keys = await request.get("/console/acme/keys", { maxRedirects: 0 });
+  expect(keys.status()).toBe(200);
 }
