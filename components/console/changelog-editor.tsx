@@ -10,6 +10,7 @@ import { ChangelogEntryView } from "@/components/changelog-entry";
 import type { ChangelogEntry } from "@/lib/portal/changelog-reader";
 import { useConsolePost } from "./use-console-post";
 import { useUnsavedWarning } from "./use-unsaved-warning";
+import { Field, FormError } from "./field";
 
 interface Props {
   /** The saved entry; null on the "New entry" page. */
@@ -108,11 +109,7 @@ export function ChangelogEditor({ entry, endpoints, types, csrfToken, today }: P
   return (
     <div className="changelog-editor">
       <section aria-label="Editor">
-        {error ? (
-          <p className="error-text" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError text={error} />
         {notice ? (
           <p className="notice-text" role="status">
             {notice}
@@ -127,8 +124,7 @@ export function ChangelogEditor({ entry, endpoints, types, csrfToken, today }: P
           }}
           aria-label={entry ? "Edit the entry" : "New entry"}
         >
-          <div className="field">
-            <label htmlFor="entry-title">Title</label>
+          <Field id="entry-title" label="Title">
             <input
               id="entry-title"
               name="title"
@@ -138,10 +134,9 @@ export function ChangelogEditor({ entry, endpoints, types, csrfToken, today }: P
               defaultValue={entry?.title ?? ""}
               placeholder="Media filters by type"
             />
-          </div>
+          </Field>
           <div className="field-row">
-            <div className="field">
-              <label htmlFor="entry-date">Date</label>
+            <Field id="entry-date" label="Date">
               <input
                 id="entry-date"
                 name="publishedOn"
@@ -149,9 +144,8 @@ export function ChangelogEditor({ entry, endpoints, types, csrfToken, today }: P
                 required
                 defaultValue={entry?.publishedOn ?? today}
               />
-            </div>
-            <div className="field">
-              <label htmlFor="entry-type">Type</label>
+            </Field>
+            <Field id="entry-type" label="Type">
               <select id="entry-type" name="type" defaultValue={entry?.type ?? "Added"}>
                 {types.map((t) => (
                   <option key={t} value={t}>
@@ -159,7 +153,7 @@ export function ChangelogEditor({ entry, endpoints, types, csrfToken, today }: P
                   </option>
                 ))}
               </select>
-            </div>
+            </Field>
           </div>
           <div className="choices">
             <label className="check">

@@ -6,14 +6,16 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
-import { splitFieldError } from "./field-error";
+import { useFieldErrors } from "./field-error";
 import { useConsolePost } from "./use-console-post";
+import { Field, FormError, FormFooter } from "./field";
 
 type Props =
   | { mode: "join"; token: string; orgName: string; csrfToken: string }
   | { mode: "register"; token: string; orgName: string; email: string };
 
-const FIELDS = ["name", "password"] as const;
+// The register form's inputs, by the code the server names their field with.
+const INPUTS = { name: "invite-name", password: "invite-password" };
 
 // The action the page offers for a valid link.
 export function InvitationAccept(props: Props) {
@@ -22,11 +24,8 @@ export function InvitationAccept(props: Props) {
   const post = useConsolePost(props.mode === "join" ? props.csrfToken : "");
   const [registered, setRegistered] = useState<{ org: string } | null>(null);
   const doneRef = useRef<HTMLDivElement>(null);
-  const error = post.error ? splitFieldError(post.error, FIELDS) : null;
+  const error = useFieldErrors(post.error, INPUTS);
 
-  useEffect(() => {
-    if (error?.field) document.getElementById(`invite-${error.field}`)?.focus();
-  }, [error?.field, post.error]);
   useEffect(() => {
     if (registered) doneRef.current?.focus();
   }, [registered]);
@@ -52,11 +51,7 @@ export function InvitationAccept(props: Props) {
   if (props.mode === "join") {
     return (
       <>
-        {error ? (
-          <p className="error-text" role="alert">
-            {error.text}
-          </p>
-        ) : null}
+        <FormError text={error.text} />
         <button type="button" className="primary" disabled={post.busy || !hydrated} onClick={join}>
           Join {props.orgName}
         </button>
@@ -83,63 +78,36 @@ export function InvitationAccept(props: Props) {
     <form className="console-form" onSubmit={register} noValidate>
       <h2>Create your account</h2>
       <p>No account exists for {props.email} yet: choose your name and a password to join.</p>
-      <div className="field">
-        <label htmlFor="invite-email-shown">Email</label>
+      <Field id="invite-email-shown" label="Email">
         <input id="invite-email-shown" type="email" value={props.email} readOnly autoComplete="username" />
-      </div>
-      <div className="field">
-        <label htmlFor="invite-name">Your name</label>
-        <input
-          id="invite-name"
-          name="name"
-          type="text"
-          required
-          maxLength={200}
-          autoComplete="name"
-          aria-describedby={error?.field === "name" ? "invite-name-error" : undefined}
-          aria-invalid={error?.field === "name" || undefined}
-        />
-        {error?.field === "name" ? (
-          <p id="invite-name-error" className="field-error">
-            {error.text}
-          </p>
-        ) : null}
-      </div>
-      <div className="field">
-        <label htmlFor="invite-password">Password</label>
-        <input
-          id="invite-password"
-          name="password"
-          type="password"
-          required
-          minLength={8}
-          autoComplete="new-password"
-          aria-describedby={
-            error?.field === "password"
-              ? "invite-password-error invite-password-help"
-              : "invite-password-help"
-          }
-          aria-invalid={error?.field === "password" || undefined}
-        />
-        {error?.field === "password" ? (
-          <p id="invite-password-error" className="field-error">
-            {error.text}
-          </p>
-        ) : null}
-        <p id="invite-password-help" className="help">
-          At least 8 characters.
-        </p>
-      </div>
-      {error && !error.field ? (
-        <p className="error-text" role="alert">
-          {error.text}
-        </p>
-      ) : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={post.busy || !hydrated}>
-          Create account and join
-        </button>
-      </div>
+      </Field>
+      <Field id="invite-name" label="Your name" error={error.of("name")}>
+        {(aria) => (
+          <input
+            id="invite-name"
+            name="name"
+            type="text"
+            required
+            maxLength={200}
+            autoComplete="name"
+            {...aria}
+          />
+        )}
+      </Field>
+      <Field id="invite-password" label="Password" help="At least 8 characters." error={error.of("password")}>
+        {(aria) => (
+          <input
+            id="invite-password"
+            name="password"
+            type="password"
+            required
+            minLength={8}
+            autoComplete="new-password"
+            {...aria}
+          />
+        )}
+      </Field>
+      <FormFooter error={error.form} submit="Create account and join" disabled={post.busy || !hydrated} />
     </form>
   );
 }

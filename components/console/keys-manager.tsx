@@ -7,14 +7,16 @@
 // announces it; a dialog closes on Escape and gives the focus back to its button; after revoke the focus is on the
 // key's row; an invalid field gets its message next to it, in words, and the focus.
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { KEY_STORAGE } from "@/components/try-it/key-field";
 import type { ScopeChoice } from "@/lib/console/keys";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/keys/store";
-import { splitFieldError, type FieldError } from "./field-error";
+import { useFieldErrors, type FieldError } from "./field-error";
 import { formatTime } from "./format";
 import { ScopeChoices } from "./scope-choices";
+import { ConfirmDialog, Dialog, DialogButtons } from "./dialog";
+import { Field, FormFooter } from "./field";
 import { DataTable } from "@/components/data-table";
 import { useHydrated } from "@/components/use-hydrated";
 import { useConsolePost } from "./use-console-post";
@@ -34,13 +36,8 @@ type Pending = { key: ApiKeySummary; action: "roll" | "revoke" } | null;
 // Where the focus goes once the page has rendered what an action changed.
 type FocusTarget = { to: "panel" } | { to: "row"; keyId: string } | { to: "id"; id: string } | null;
 
-// The create form's fields, by the code the server names them with.
-const CREATE_FIELDS = ["name", "scopes", "expiresAt"] as const;
-const FIELD_INPUT: Record<(typeof CREATE_FIELDS)[number], string> = {
-  name: "key-name",
-  scopes: "key-scope-0",
-  expiresAt: "key-expiry",
-};
+// The create form's inputs, by the code the server names their field with.
+const CREATE_INPUTS = { name: "key-name", scopes: "key-scope-0", expiresAt: "key-expiry" };
 
 // A key's scopes as the list shows them: "all read scopes" (plus any other) when it holds every default one.
 function scopesLabel(held: string[], defaults: string[]): string {
@@ -87,15 +84,7 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
   }, [focus, keys, created]);
 
   // The create form's error: the client's own check, or the server's answer; next to its field, or above the button.
-  const formError: FieldError | null =
-    clientError ?? (createPost.error ? splitFieldError(createPost.error, CREATE_FIELDS) : null);
-  const invalidInput = formError?.field
-    ? FIELD_INPUT[formError.field as (typeof CREATE_FIELDS)[number]]
-    : null;
-  // The invalid field takes the focus (its label, value and message are read together).
-  useEffect(() => {
-    if (invalidInput) document.getElementById(invalidInput)?.focus();
-  }, [invalidInput, clientError, createPost.error]);
+  const formError = useFieldErrors(clientError ?? createPost.error, CREATE_INPUTS);
 
   async function create(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -195,8 +184,8 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
         <section className="console-section" aria-labelledby="create-title">
           <h2 id="create-title">Create a key</h2>
           <form className="console-form" onSubmit={create} key={formVersion} noValidate>
-            <Field id="key-name" label="Name" error={formError?.field === "name" ? formError.text : null}>
-              {(describedBy, invalid) => (
+            <Field id="key-name" label="Name" error={formError.of("name")}>
+              {(aria) => (
                 <input
                   id="key-name"
                   name="name"
@@ -204,42 +193,20 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
                   required
                   maxLength={100}
                   placeholder="ERP sync"
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid || undefined}
+                  {...aria}
                 />
               )}
             </Field>
-            <ScopeChoices
-              choices={scopes}
-              idPrefix="key-scope"
-              error={formError?.field === "scopes" ? formError.text : null}
-            />
+            <ScopeChoices choices={scopes} idPrefix="key-scope" error={formError.of("scopes")} />
             <Field
               id="key-expiry"
               label="Expires on (optional)"
               help="The key stops working at the end of that day (UTC). Empty: no expiry."
-              error={formError?.field === "expiresAt" ? formError.text : null}
+              error={formError.of("expiresAt")}
             >
-              {(describedBy, invalid) => (
-                <input
-                  id="key-expiry"
-                  name="expiresOn"
-                  type="date"
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid || undefined}
-                />
-              )}
+              {(aria) => <input id="key-expiry" name="expiresOn" type="date" {...aria} />}
             </Field>
-            {formError && !formError.field ? (
-              <p className="error-text" role="alert">
-                {formError.text}
-              </p>
-            ) : null}
-            <div className="actions">
-              <button type="submit" className="primary" disabled={createPost.busy || !hydrated}>
-                Create key
-              </button>
-            </div>
+            <FormFooter error={formError.form} submit="Create key" disabled={createPost.busy || !hydrated} />
           </form>
         </section>
       ) : null}
@@ -324,60 +291,20 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
             onRoll={roll}
             onClose={closeDialog}
           />
-          <KeyDialog
+          <ConfirmDialog
             open={pending?.action === "revoke"}
             title={pending ? `Revoke “${pending.key.name}”?` : ""}
-            onClose={closeDialog}
+            action="Revoke"
+            busy={keyPost.busy}
             error={keyPost.error}
-            initialFocus="cancel"
+            onConfirm={() => pending && revoke(pending.key)}
+            onClose={closeDialog}
           >
-            <p>Calls with this key fail at once; this cannot be undone.</p>
-            <div className="row-actions">
-              <button
-                type="button"
-                className="secondary danger"
-                disabled={keyPost.busy}
-                onClick={() => pending && revoke(pending.key)}
-              >
-                Revoke
-              </button>
-              <button type="button" className="secondary" data-dialog="cancel" onClick={closeDialog}>
-                Cancel
-              </button>
-            </div>
-          </KeyDialog>
+            Calls with this key fail at once; this cannot be undone.
+          </ConfirmDialog>
         </>
       ) : null}
     </>
-  );
-}
-
-// One field of the create form: its label, the input, its help text and its error (next to it, linked to it).
-function Field(props: {
-  id: string;
-  label: string;
-  help?: string;
-  error: string | null;
-  children: (describedBy: string | undefined, invalid: boolean) => ReactNode;
-}) {
-  const ids = [props.error ? `${props.id}-error` : null, props.help ? `${props.id}-help` : null].filter(
-    Boolean,
-  );
-  return (
-    <div className="field">
-      <label htmlFor={props.id}>{props.label}</label>
-      {props.children(ids.length ? ids.join(" ") : undefined, Boolean(props.error))}
-      {props.error ? (
-        <p id={`${props.id}-error`} className="field-error">
-          {props.error}
-        </p>
-      ) : null}
-      {props.help ? (
-        <p id={`${props.id}-help`} className="help">
-          {props.help}
-        </p>
-      ) : null}
-    </div>
   );
 }
 
@@ -393,15 +320,14 @@ function RollDialog(props: {
   const [grace, setGrace] = useState(props.graceOptions[0]?.seconds ?? 86_400);
   const key = props.pending;
   return (
-    <KeyDialog
+    <Dialog
       open={key !== null}
       title={key ? `Roll “${key.name}”` : ""}
       onClose={props.onClose}
       error={props.error}
     >
       <p>A new key with the same name and scopes replaces it; its secret is shown once.</p>
-      <div className="field">
-        <label htmlFor="roll-grace">Old key keeps working for</label>
+      <Field id="roll-grace" label="Old key keeps working for">
         <select id="roll-grace" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
           {props.graceOptions.map((g) => (
             <option key={g.seconds} value={g.seconds}>
@@ -409,60 +335,13 @@ function RollDialog(props: {
             </option>
           ))}
         </select>
-      </div>
-      <div className="row-actions">
-        <button
-          type="button"
-          className="primary"
-          disabled={props.busy}
-          onClick={() => key && props.onRoll(key, grace)}
-        >
-          Roll
-        </button>
-        <button type="button" className="secondary" onClick={props.onClose}>
-          Cancel
-        </button>
-      </div>
-    </KeyDialog>
-  );
-}
-
-// A modal dialog (the native <dialog>: the rest of the page inert, Escape closes it); its error inside it.
-function KeyDialog(props: {
-  open: boolean;
-  title: string;
-  onClose: () => void;
-  error: string | null;
-  /** What has the focus when it opens: its first control, or its Cancel button (a destructive action). */
-  initialFocus?: "first" | "cancel";
-  children: ReactNode;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  const { open, initialFocus = "first" } = props;
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      dialog.showModal();
-      if (initialFocus === "cancel") dialog.querySelector<HTMLElement>('[data-dialog="cancel"]')?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open, initialFocus]);
-  return (
-    <dialog ref={ref} className="key-dialog" aria-labelledby={titleId} onClose={props.onClose}>
-      {open ? (
-        <>
-          <h2 id={titleId}>{props.title}</h2>
-          {props.children}
-          {props.error ? (
-            <p className="error-text" role="alert">
-              {props.error}
-            </p>
-          ) : null}
-        </>
-      ) : null}
-    </dialog>
+      </Field>
+      <DialogButtons
+        action="Roll"
+        busy={props.busy}
+        onAction={() => key && props.onRoll(key, grace)}
+        onCancel={props.onClose}
+      />
+    </Dialog>
   );
 }

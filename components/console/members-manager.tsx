@@ -10,14 +10,16 @@
 // message next to it, in words, and the focus.
 import { PasswordResetButton } from "./password-reset-button";
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { DataTable } from "@/components/data-table";
 import { useHydrated } from "@/components/use-hydrated";
 import type { Role } from "@/lib/console/access";
 import { mayManage } from "@/lib/console/member-rules";
 import type { CreatedInvitation, Invitation, Member, MembersList } from "@/lib/console/members";
-import { splitFieldError } from "./field-error";
+import { useFieldErrors } from "./field-error";
+import { ConfirmDialog, Dialog, DialogButtons } from "./dialog";
+import { Field, FormFooter } from "./field";
 import { formatTime } from "./format";
 import { useConsolePost } from "./use-console-post";
 
@@ -36,11 +38,8 @@ type Pending =
 
 type FocusTarget = { to: "panel" } | { to: "id"; id: string } | null;
 
-const INVITE_FIELDS = ["email", "role"] as const;
-const FIELD_INPUT: Record<(typeof INVITE_FIELDS)[number], string> = {
-  email: "invite-email",
-  role: "invite-role",
-};
+// The invite form's inputs, by the code the server names their field with.
+const INVITE_INPUTS = { email: "invite-email", role: "invite-role" };
 
 const ROLE_LABEL: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 const rowId = (userId: string) => `member-row-${userId}`;
@@ -69,13 +68,7 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
     }
   }, [focus, list, created]);
 
-  const formError = invitePost.error ? splitFieldError(invitePost.error, INVITE_FIELDS) : null;
-  const invalidInput = formError?.field
-    ? FIELD_INPUT[formError.field as (typeof INVITE_FIELDS)[number]]
-    : null;
-  useEffect(() => {
-    if (invalidInput) document.getElementById(invalidInput)?.focus();
-  }, [invalidInput, invitePost.error]);
+  const formError = useFieldErrors(invitePost.error, INVITE_INPUTS);
 
   async function invite(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -174,12 +167,8 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
         <section className="console-section" aria-labelledby="invite-title">
           <h2 id="invite-title">Invite someone</h2>
           <form className="console-form" onSubmit={invite} key={formVersion} noValidate>
-            <Field
-              id="invite-email"
-              label="Email address"
-              error={formError?.field === "email" ? formError.text : null}
-            >
-              {(describedBy, invalid) => (
+            <Field id="invite-email" label="Email address" error={formError.of("email")}>
+              {(aria) => (
                 <input
                   id="invite-email"
                   name="email"
@@ -188,8 +177,7 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
                   required
                   maxLength={254}
                   placeholder="name@example.com"
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid || undefined}
+                  {...aria}
                 />
               )}
             </Field>
@@ -201,21 +189,11 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
                   ? "Owners manage everything, owners included; admins manage members and admins; members read."
                   : "Admins manage members and admins; members read. Only owners invite owners."
               }
-              error={formError?.field === "role" ? formError.text : null}
+              error={formError.of("role")}
             >
-              {(describedBy, invalid) => (
-                <select
-                  id="invite-role"
-                  name="role"
-                  defaultValue="member"
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid || undefined}
-                >
-                  {list.grantableRoles.map((r) => (
-                    <option key={r} value={r}>
-                      {ROLE_LABEL[r]}
-                    </option>
-                  ))}
+              {(aria) => (
+                <select id="invite-role" name="role" defaultValue="member" {...aria}>
+                  <RoleOptions roles={list.grantableRoles} />
                 </select>
               )}
             </Field>
@@ -224,16 +202,11 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
                 ? "The link is mailed to them and shown here once. It works once, for 7 days."
                 : "You get a link to send them (no mail is sent). It works once, for 7 days."}
             </p>
-            {formError && !formError.field ? (
-              <p className="error-text" role="alert">
-                {formError.text}
-              </p>
-            ) : null}
-            <div className="actions">
-              <button type="submit" className="primary" disabled={invitePost.busy || !hydrated}>
-                Create invitation link
-              </button>
-            </div>
+            <FormFooter
+              error={formError.form}
+              submit="Create invitation link"
+              disabled={invitePost.busy || !hydrated}
+            />
           </form>
         </section>
       ) : null}
@@ -256,6 +229,15 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
             {list.members.map((m) => {
               const me = m.userId === list.userId;
               const manage = !me && list.canManage && mayManage(list.role, m.role);
+              const roleButton = (
+                <ActionButton
+                  id={`role-${m.userId}`}
+                  label="Change role…"
+                  name={m.email}
+                  disabled={!hydrated}
+                  onClick={() => setPending({ action: "role", member: m })}
+                />
+              );
               return (
                 <tr key={m.userId} id={rowId(m.userId)} tabIndex={-1}>
                   <td>
@@ -271,15 +253,7 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
                         <p className="help">Last owner: make someone else an owner to leave or step down.</p>
                       ) : (
                         <div className="row-actions">
-                          {list.canManage ? (
-                            <ActionButton
-                              id={`role-${m.userId}`}
-                              label="Change role…"
-                              name={m.email}
-                              disabled={!hydrated}
-                              onClick={() => setPending({ action: "role", member: m })}
-                            />
-                          ) : null}
+                          {list.canManage ? roleButton : null}
                           <ActionButton
                             id={`leave-${m.userId}`}
                             label="Leave…"
@@ -292,13 +266,7 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
                       )
                     ) : manage ? (
                       <div className="row-actions">
-                        <ActionButton
-                          id={`role-${m.userId}`}
-                          label="Change role…"
-                          name={m.email}
-                          disabled={!hydrated}
-                          onClick={() => setPending({ action: "role", member: m })}
-                        />
+                        {roleButton}
                         <ActionButton
                           id={`remove-${m.userId}`}
                           label="Remove…"
@@ -387,66 +355,48 @@ export function MembersManager({ list, csrfToken, mailConfigured }: Props) {
       <ConfirmDialog
         open={pending?.action === "remove"}
         title={pending?.action === "remove" ? `Remove ${pending.member.email}?` : ""}
-        onClose={closeDialog}
+        action="Remove"
+        busy={actionPost.busy}
         error={actionPost.error}
+        onConfirm={() => pending?.action === "remove" && remove(pending.member)}
+        onClose={closeDialog}
       >
-        <p>
-          They lose access to {list.org.name} at once and every console session of their account ends; their
-          account remains. Invite them again to bring them back.
-        </p>
-        <div className="row-actions">
-          <button
-            type="button"
-            className="secondary danger"
-            disabled={actionPost.busy}
-            onClick={() => pending?.action === "remove" && remove(pending.member)}
-          >
-            Remove
-          </button>
-          <button type="button" className="secondary" data-dialog="cancel" onClick={closeDialog}>
-            Cancel
-          </button>
-        </div>
+        They lose access to {list.org.name} at once and every console session of their account ends; their
+        account remains. Invite them again to bring them back.
       </ConfirmDialog>
       <ConfirmDialog
         open={pending?.action === "leave"}
         title={`Leave ${list.org.name}?`}
-        onClose={closeDialog}
+        action="Leave"
+        busy={actionPost.busy}
         error={actionPost.error}
+        onConfirm={leave}
+        onClose={closeDialog}
       >
-        <p>You lose access to its keys, members and logs at once. To come back, you need a new invitation.</p>
-        <div className="row-actions">
-          <button type="button" className="secondary danger" disabled={actionPost.busy} onClick={leave}>
-            Leave
-          </button>
-          <button type="button" className="secondary" data-dialog="cancel" onClick={closeDialog}>
-            Cancel
-          </button>
-        </div>
+        You lose access to its keys, members and logs at once. To come back, you need a new invitation.
       </ConfirmDialog>
       <ConfirmDialog
         open={pending?.action === "revoke"}
         title={pending?.action === "revoke" ? `Revoke the invitation for ${pending.invitation.email}?` : ""}
-        onClose={closeDialog}
+        action="Revoke"
+        busy={actionPost.busy}
         error={actionPost.error}
+        onConfirm={() => pending?.action === "revoke" && revoke(pending.invitation)}
+        onClose={closeDialog}
       >
-        <p>Its link stops working at once; you can invite them again afterwards.</p>
-        <div className="row-actions">
-          <button
-            type="button"
-            className="secondary danger"
-            disabled={actionPost.busy}
-            onClick={() => pending?.action === "revoke" && revoke(pending.invitation)}
-          >
-            Revoke
-          </button>
-          <button type="button" className="secondary" data-dialog="cancel" onClick={closeDialog}>
-            Cancel
-          </button>
-        </div>
+        Its link stops working at once; you can invite them again afterwards.
       </ConfirmDialog>
     </>
   );
+}
+
+// The roles one may choose, by their names.
+function RoleOptions({ roles }: { roles: Role[] }) {
+  return roles.map((r) => (
+    <option key={r} value={r}>
+      {ROLE_LABEL[r]}
+    </option>
+  ));
 }
 
 // A row's action button, named for assistive technology with what it acts on ("Remove… bob@example.com").
@@ -472,35 +422,6 @@ function ActionButton(props: {
   );
 }
 
-// One field of the invite form: its label, the control, its help text and its error (next to it, linked to it).
-function Field(props: {
-  id: string;
-  label: string;
-  help?: string;
-  error: string | null;
-  children: (describedBy: string | undefined, invalid: boolean) => ReactNode;
-}) {
-  const ids = [props.error ? `${props.id}-error` : null, props.help ? `${props.id}-help` : null].filter(
-    Boolean,
-  );
-  return (
-    <div className="field">
-      <label htmlFor={props.id}>{props.label}</label>
-      {props.children(ids.length ? ids.join(" ") : undefined, Boolean(props.error))}
-      {props.error ? (
-        <p id={`${props.id}-error`} className="field-error">
-          {props.error}
-        </p>
-      ) : null}
-      {props.help ? (
-        <p id={`${props.id}-help`} className="help">
-          {props.help}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
 // Change role: the roles the user may give, the member's current one selected, then "Save role".
 function RoleDialog(props: {
   member: Member | null;
@@ -512,7 +433,7 @@ function RoleDialog(props: {
 }) {
   const { member } = props;
   return (
-    <ConfirmDialog
+    <Dialog
       open={member !== null}
       title={member ? `Change the role of ${member.email}` : ""}
       onClose={props.onClose}
@@ -526,73 +447,20 @@ function RoleDialog(props: {
             props.onSave(member, role);
           }}
         >
-          <div className="field">
-            <label htmlFor="member-role">Role</label>
-            <select
-              id="member-role"
-              name="role"
-              defaultValue={member.role}
-              aria-describedby="member-role-help"
-            >
-              {props.roles.map((r) => (
-                <option key={r} value={r}>
-                  {ROLE_LABEL[r]}
-                </option>
-              ))}
-            </select>
-            <p id="member-role-help" className="help">
-              A weaker role ends their console sessions; they sign in again.
-            </p>
-          </div>
-          <div className="row-actions">
-            <button type="submit" className="primary" disabled={props.busy}>
-              Save role
-            </button>
-            <button type="button" className="secondary" onClick={props.onClose}>
-              Cancel
-            </button>
-          </div>
+          <Field
+            id="member-role"
+            label="Role"
+            help="A weaker role ends their console sessions; they sign in again."
+          >
+            {(aria) => (
+              <select id="member-role" name="role" defaultValue={member.role} {...aria}>
+                <RoleOptions roles={props.roles} />
+              </select>
+            )}
+          </Field>
+          <DialogButtons action="Save role" busy={props.busy} onCancel={props.onClose} />
         </form>
       ) : null}
-    </ConfirmDialog>
-  );
-}
-
-// A modal dialog (the native <dialog>: the rest of the page inert, Escape closes it); a destructive one opens on its
-// Cancel button; its error inside it.
-function ConfirmDialog(props: {
-  open: boolean;
-  title: string;
-  onClose: () => void;
-  error: string | null;
-  children: ReactNode;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  const { open } = props;
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      dialog.showModal();
-      dialog.querySelector<HTMLElement>('[data-dialog="cancel"]')?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
-  return (
-    <dialog ref={ref} className="key-dialog" aria-labelledby={titleId} onClose={props.onClose}>
-      {open ? (
-        <>
-          <h2 id={titleId}>{props.title}</h2>
-          {props.children}
-          {props.error ? (
-            <p className="error-text" role="alert">
-              {props.error}
-            </p>
-          ) : null}
-        </>
-      ) : null}
-    </dialog>
+    </Dialog>
   );
 }

@@ -4,6 +4,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
+import { FormFooter } from "./field";
 import { useConsolePost } from "./use-console-post";
 
 export function OrgTwoFactorSetting({
@@ -49,19 +50,13 @@ export function OrgTwoFactorSetting({
         Members without it are refused this organization&apos;s pages and API routes until they set it up.
         Members signed in through your identity provider (SSO) pass: its own multi-factor policy applies.
       </p>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <p role="status" className="notice-text">
-        {saved}
-      </p>
-      <div className="actions">
-        <button type="submit" className="secondary" disabled={!hydrated || busy}>
-          Save
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        notice={saved}
+        submit="Save"
+        className="secondary"
+        disabled={!hydrated || busy}
+      />
     </form>
   );
 }

@@ -5,6 +5,8 @@
 import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
+import { Field, FormFooter } from "./field";
+import { NewPasswordFields } from "./new-password-fields";
 import { useConsolePost } from "./use-console-post";
 
 export function PasswordChangeForm({ csrfToken }: { csrfToken: string }) {
@@ -35,8 +37,7 @@ export function PasswordChangeForm({ csrfToken }: { csrfToken: string }) {
 
   return (
     <form className="console-form" onSubmit={submit} ref={form}>
-      <div className="field">
-        <label htmlFor="current-password">Current password</label>
+      <Field id="current-password" label="Current password">
         <input
           id="current-password"
           name="currentPassword"
@@ -44,45 +45,14 @@ export function PasswordChangeForm({ csrfToken }: { csrfToken: string }) {
           autoComplete="current-password"
           required
         />
-      </div>
-      <div className="field">
-        <label htmlFor="new-password">New password</label>
-        <input
-          id="new-password"
-          name="newPassword"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          required
-          aria-describedby="new-password-help"
-        />
-        <p className="help" id="new-password-help">
-          At least 8 characters.
-        </p>
-      </div>
-      <div className="field">
-        <label htmlFor="confirm-password">New password again</label>
-        <input
-          id="confirm-password"
-          name="confirmPassword"
-          type="password"
-          autoComplete="new-password"
-          required
-        />
-      </div>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <p role="status" className="notice-text">
-        {done}
-      </p>
-      <div className="actions">
-        <button type="submit" className="primary" disabled={!hydrated || busy}>
-          Change password
-        </button>
-      </div>
+      </Field>
+      <NewPasswordFields
+        id="new-password"
+        name="newPassword"
+        confirmId="confirm-password"
+        confirmName="confirmPassword"
+      />
+      <FormFooter error={error} notice={done} submit="Change password" disabled={!hydrated || busy} />
     </form>
   );
 }

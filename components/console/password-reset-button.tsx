@@ -8,6 +8,7 @@ import { CopyButton } from "@/components/copy-button";
 import { useHydrated } from "@/components/use-hydrated";
 import { formatTime } from "./format";
 import { useConsolePost } from "./use-console-post";
+import { FormError } from "./field";
 
 // The button, and the link once issued.
 export function PasswordResetButton({
@@ -84,11 +85,7 @@ export function PasswordResetButton({
       >
         Reset password…
       </button>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormError text={error} />
     </>
   );
 }

@@ -4,11 +4,14 @@
 import Link from "next/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/use-hydrated";
+import { FormFooter } from "./field";
+import { NewPasswordFields } from "./new-password-fields";
+import { useConsolePost } from "./use-console-post";
 
 export function ResetPasswordForm({ token }: { token: string }) {
   const hydrated = useHydrated();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  // No session and no CSRF token: the link's token is the credential.
+  const { post, error, setError, busy } = useConsolePost(null);
   const [done, setDone] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
 
@@ -19,32 +22,13 @@ export function ResetPasswordForm({ token }: { token: string }) {
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    setError(null);
     const data = new FormData(e.currentTarget);
     const password = String(data.get("password") ?? "");
     if (password !== String(data.get("confirm") ?? "")) {
       setError("The two passwords differ.");
       return;
     }
-    setBusy(true);
-    try {
-      const res = await fetch("/api/console/account/reset-password", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ token, password }),
-        cache: "no-store",
-      });
-      const body = (await res.json().catch(() => null)) as { message?: string } | null;
-      if (!res.ok) {
-        setError(body?.message ?? `The request failed (${res.status}).`);
-        return;
-      }
-      setDone(true);
-    } catch {
-      setError("The console could not be reached. Check your connection and try again.");
-    } finally {
-      setBusy(false);
-    }
+    if (await post("/api/console/account/reset-password", { token, password })) setDone(true);
   }
 
   if (done)
@@ -61,36 +45,14 @@ export function ResetPasswordForm({ token }: { token: string }) {
     );
   return (
     <form className="console-form" onSubmit={submit}>
-      <div className="field">
-        <label htmlFor="reset-password">New password</label>
-        <input
-          id="reset-password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          required
-          autoFocus
-          aria-describedby="reset-password-help"
-        />
-        <p className="help" id="reset-password-help">
-          At least 8 characters.
-        </p>
-      </div>
-      <div className="field">
-        <label htmlFor="reset-confirm">New password again</label>
-        <input id="reset-confirm" name="confirm" type="password" autoComplete="new-password" required />
-      </div>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div className="actions">
-        <button type="submit" className="primary" disabled={!hydrated || busy}>
-          Set password
-        </button>
-      </div>
+      <NewPasswordFields
+        id="reset-password"
+        name="password"
+        confirmId="reset-confirm"
+        confirmName="confirm"
+        autoFocus
+      />
+      <FormFooter error={error} submit="Set password" disabled={!hydrated || busy} />
     </form>
   );
 }

@@ -8,6 +8,7 @@
 // (?code=two_factor_failed) is said next to the form, without telling whether the password or the code was wrong.
 // Any other answer (signed in, refused, rate-limited) is followed as the redirect it is.
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { Field, FormError } from "./field";
 
 let inflight: Promise<string> | undefined;
 
@@ -133,8 +134,7 @@ export function SignInForm({
       <form className="sign-in-form" method="post" action="/api/auth/callback/credentials" onSubmit={submit}>
         <input type="hidden" name="csrfToken" value={csrfToken ?? ""} />
         <input type="hidden" name="callbackUrl" value={callbackUrl} />
-        <div className="field">
-          <label htmlFor="sign-in-email">Email</label>
+        <Field id="sign-in-email" label="Email">
           <input
             id="sign-in-email"
             name="email"
@@ -144,9 +144,8 @@ export function SignInForm({
             autoFocus
             ref={emailInput}
           />
-        </div>
-        <div className="field">
-          <label htmlFor="sign-in-password">Password</label>
+        </Field>
+        <Field id="sign-in-password" label="Password">
           <input
             id="sign-in-password"
             name="password"
@@ -154,31 +153,29 @@ export function SignInForm({
             autoComplete="current-password"
             required
           />
-        </div>
+        </Field>
         {codeStep ? (
-          <div className="field">
-            <label htmlFor="sign-in-code">Two-factor code</label>
-            <input
-              id="sign-in-code"
-              name="code"
-              type="text"
-              inputMode="text"
-              autoComplete="one-time-code"
-              required
-              maxLength={64}
-              ref={codeInput}
-              aria-describedby="sign-in-code-help"
-            />
-            <p className="help" id="sign-in-code-help">
-              The 6-digit code of your authenticator app, or one of your recovery codes.
-            </p>
-          </div>
+          <Field
+            id="sign-in-code"
+            label="Two-factor code"
+            help="The 6-digit code of your authenticator app, or one of your recovery codes."
+          >
+            {(aria) => (
+              <input
+                id="sign-in-code"
+                name="code"
+                type="text"
+                inputMode="text"
+                autoComplete="one-time-code"
+                required
+                maxLength={64}
+                ref={codeInput}
+                {...aria}
+              />
+            )}
+          </Field>
         ) : null}
-        {codeError ? (
-          <p className="error-text" role="alert">
-            {codeError}
-          </p>
-        ) : null}
+        <FormError text={codeError} />
         <button type="submit" className="primary" disabled={!csrfToken || submitting}>
           Sign in
         </button>

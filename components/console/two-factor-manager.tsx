@@ -8,6 +8,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { useHydrated } from "@/components/use-hydrated";
 import type { TwoFactorStatus } from "@/lib/console/two-factor";
+import { Field, FormError, FormFooter } from "./field";
 import { formatTime } from "./format";
 import { useConsolePost } from "./use-console-post";
 
@@ -17,6 +18,16 @@ interface Setup {
 }
 
 type Focus = "code" | "codes" | "title" | null;
+
+// The input of a six-digit code of the authenticator app.
+const APP_CODE_INPUT = {
+  name: "code",
+  inputMode: "numeric",
+  autoComplete: "one-time-code",
+  pattern: "[0-9]{6}",
+  maxLength: 6,
+  required: true,
+} as const;
 
 export function TwoFactorManager({ status, csrfToken }: { status: TwoFactorStatus; csrfToken: string }) {
   const router = useRouter();
@@ -140,33 +151,19 @@ export function TwoFactorManager({ status, csrfToken }: { status: TwoFactorStatu
           </p>
           <form className="console-form" onSubmit={regenerate} aria-labelledby="regenerate-title">
             <h3 id="regenerate-title">New recovery codes</h3>
-            <div className="field">
-              <label htmlFor="regenerate-code">Code from your app</label>
-              <input
-                id="regenerate-code"
-                name="code"
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                pattern="[0-9]{6}"
-                maxLength={6}
-                required
-              />
-            </div>
-            {regenPost.error ? (
-              <p className="error-text" role="alert">
-                {regenPost.error}
-              </p>
-            ) : null}
-            <div className="actions">
-              <button type="submit" className="secondary" disabled={!hydrated || regenPost.busy}>
-                Get new recovery codes
-              </button>
-            </div>
+            <Field id="regenerate-code" label="Code from your app">
+              <input id="regenerate-code" {...APP_CODE_INPUT} />
+            </Field>
+            <FormFooter
+              error={regenPost.error}
+              submit="Get new recovery codes"
+              className="secondary"
+              disabled={!hydrated || regenPost.busy}
+            />
           </form>
           <form className="console-form" onSubmit={disable} aria-labelledby="disable-title">
             <h3 id="disable-title">Turn off two-factor sign-in</h3>
-            <div className="field">
-              <label htmlFor="disable-password">Your password</label>
+            <Field id="disable-password" label="Your password">
               <input
                 id="disable-password"
                 name="password"
@@ -174,21 +171,16 @@ export function TwoFactorManager({ status, csrfToken }: { status: TwoFactorStatu
                 autoComplete="current-password"
                 required
               />
-            </div>
-            <div className="field">
-              <label htmlFor="disable-code">Code from your app, or a recovery code</label>
+            </Field>
+            <Field id="disable-code" label="Code from your app, or a recovery code">
               <input id="disable-code" name="code" autoComplete="one-time-code" required />
-            </div>
-            {disablePost.error ? (
-              <p className="error-text" role="alert">
-                {disablePost.error}
-              </p>
-            ) : null}
-            <div className="actions">
-              <button type="submit" className="secondary danger" disabled={!hydrated || disablePost.busy}>
-                Turn off
-              </button>
-            </div>
+            </Field>
+            <FormFooter
+              error={disablePost.error}
+              submit="Turn off"
+              className="secondary danger"
+              disabled={!hydrated || disablePost.busy}
+            />
           </form>
         </>
       ) : null}
@@ -209,28 +201,10 @@ export function TwoFactorManager({ status, csrfToken }: { status: TwoFactorStatu
             <p>
               Key: <code className="two-factor-secret">{setup.secret.match(/.{1,4}/g)!.join(" ")}</code>
             </p>
-            <div className="field">
-              <label htmlFor="setup-code">2. Code from your app</label>
-              <input
-                id="setup-code"
-                name="code"
-                ref={codeInput}
-                inputMode="numeric"
-                autoComplete="one-time-code"
-                pattern="[0-9]{6}"
-                maxLength={6}
-                required
-              />
-            </div>
-            {setupPost.error ? (
-              <p className="error-text" role="alert">
-                {setupPost.error}
-              </p>
-            ) : null}
-            <div className="actions">
-              <button type="submit" className="primary" disabled={!hydrated || setupPost.busy}>
-                Turn on
-              </button>
+            <Field id="setup-code" label="2. Code from your app">
+              <input id="setup-code" ref={codeInput} {...APP_CODE_INPUT} />
+            </Field>
+            <FormFooter error={setupPost.error} submit="Turn on" disabled={!hydrated || setupPost.busy}>
               <button
                 type="button"
                 className="secondary"
@@ -242,18 +216,14 @@ export function TwoFactorManager({ status, csrfToken }: { status: TwoFactorStatu
               >
                 Cancel
               </button>
-            </div>
+            </FormFooter>
           </form>
         ) : (
           <>
             <p>
               Off. With it on, signing in with your password also asks for a code of an authenticator app.
             </p>
-            {setupPost.error ? (
-              <p className="error-text" role="alert">
-                {setupPost.error}
-              </p>
-            ) : null}
+            <FormError text={setupPost.error} />
             <button type="button" className="primary" disabled={!hydrated || setupPost.busy} onClick={start}>
               Set up two-factor sign-in
             </button>

@@ -5,6 +5,8 @@
 // Redeliver). Changes go to /api/console with the page's CSRF token; the server checks the role again.
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { Field, FormError } from "@/components/console/field";
+import { consoleRequest } from "@/components/console/use-console-post";
 import type { WebhookDelivery, WebhookEndpoint } from "@/lib/webhooks/endpoints";
 
 interface Props {
@@ -14,29 +16,6 @@ interface Props {
   csrfToken: string;
   types: string[];
   ops: string[];
-}
-
-// Calls the console's API: JSON in and out, the CSRF token on changes; the answer or an error message.
-async function callApi<T>(
-  method: string,
-  path: string,
-  csrfToken: string,
-  body?: unknown,
-): Promise<{ ok: true; data: T } | { ok: false; message: string }> {
-  try {
-    const res = await fetch(path, {
-      method,
-      headers: method === "GET" ? {} : { "content-type": "application/json", "x-csrf-token": csrfToken },
-      body: method === "GET" ? undefined : JSON.stringify(body ?? {}),
-      cache: "no-store",
-    });
-    const data = (await res.json().catch(() => null)) as (T & { message?: string }) | null;
-    if (!res.ok || !data)
-      return { ok: false, message: data?.message ?? `The request failed (${res.status}).` };
-    return { ok: true, data };
-  } catch {
-    return { ok: false, message: "The console could not be reached. Check your connection and try again." };
-  }
 }
 
 // The list and, for owners and admins, the controls.
@@ -50,7 +29,7 @@ export function WebhooksManager({ org, endpoints, canManage, csrfToken, types, o
   async function register(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    const r = await callApi<{ endpoint: WebhookEndpoint; secret: string }>("POST", base, csrfToken, {
+    const r = await consoleRequest<{ endpoint: WebhookEndpoint; secret: string }>("POST", base, csrfToken, {
       url: String(form.get("url") ?? ""),
       description: String(form.get("description") ?? ""),
       types: form.getAll("types").map(String),
@@ -68,11 +47,7 @@ export function WebhooksManager({ org, endpoints, canManage, csrfToken, types, o
       <p role="status" className="help">
         {status}
       </p>
-      {error ? (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      ) : null}
+      <FormError text={error} />
       {secret ? (
         <section className="console-section" aria-label="New signing secret">
           <h2>Signing secret</h2>
@@ -87,8 +62,7 @@ export function WebhooksManager({ org, endpoints, canManage, csrfToken, types, o
         <section className="console-section">
           <h2>Register an endpoint</h2>
           <form className="console-form" onSubmit={register}>
-            <div className="field">
-              <label htmlFor="webhook-url">URL</label>
+            <Field id="webhook-url" label="URL">
               <input
                 id="webhook-url"
                 name="url"
@@ -96,11 +70,10 @@ export function WebhooksManager({ org, endpoints, canManage, csrfToken, types, o
                 required
                 placeholder="https://example.com/webhooks"
               />
-            </div>
-            <div className="field">
-              <label htmlFor="webhook-description">Description</label>
+            </Field>
+            <Field id="webhook-description" label="Description">
               <input id="webhook-description" name="description" maxLength={500} />
-            </div>
+            </Field>
             <fieldset className="field">
               <legend>Event types</legend>
               {types.map((t) => (
@@ -171,7 +144,11 @@ function EndpointPanel({
     const q = new URLSearchParams();
     if (state) q.set("state", state);
     if (eventId) q.set("eventId", eventId);
-    const r = await callApi<{ deliveries: WebhookDelivery[] }>("GET", `${base}/deliveries?${q}`, csrfToken);
+    const r = await consoleRequest<{ deliveries: WebhookDelivery[] }>(
+      "GET",
+      `${base}/deliveries?${q}`,
+      csrfToken,
+    );
     if (!r.ok) return setError(r.message);
     setDeliveries(r.data.deliveries);
   }, [base, csrfToken, state, eventId]);
@@ -187,7 +164,7 @@ function EndpointPanel({
   }, [load]);
 
   async function run<T>(method: string, path: string, body: unknown, done: (data: T) => void) {
-    const r = await callApi<T>(method, path, csrfToken, body);
+    const r = await consoleRequest<T>(method, path, csrfToken, body);
     if (!r.ok) return setError(r.message);
     setError(null);
     done(r.data);
@@ -209,11 +186,7 @@ function EndpointPanel({
         {e.types.join(", ")} · {e.ops.join(", ")} · {e.enabled ? "on" : "off"} · feed position {e.position} ·{" "}
         {e.secretsActive} signing secret{e.secretsActive === 1 ? "" : "s"}
       </p>
-      {error ? (
-        <p role="alert" className="error-text">
-          {error}
-        </p>
-      ) : null}
+      <FormError text={error} />
       {canManage ? (
         <div className="row-actions">
           <button
