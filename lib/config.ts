@@ -36,6 +36,11 @@ export const configSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: int(100, 600_000).default(1000),
   /** Longest an exact count may run: shared by concurrent requests and remembered, it may outlast a request. */
   DB_COUNT_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
+  /**
+   * Row-level security on the public API's catalog reads (migration 0025, lib/catalog/row-security.ts): each runs as
+   * the role catalog_reader, which sees the key's organization's rows only. off: as the connecting role.
+   */
+  DB_ROW_SECURITY: bool.default(true),
   /** Local testing of @vercel/postgres only: "host:port/path" of a WebSocket→TCP relay (neonConfig.wsProxy). */
   VERCEL_POSTGRES_WS_PROXY: z.string().min(1).optional(),
   /** Local testing of @vercel/postgres only: base URL of the HTTP /sql endpoint (neonConfig.fetchEndpoint). */
