@@ -4,7 +4,7 @@
 // work) are unchanged; every table with an organization's rows is either under the policy or named here as none of
 // the public API's reads.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Queryable } from "@/db/client";
+import { openPg, type Queryable } from "@/db/client";
 import { listProducts, productsQuery } from "@/lib/catalog/products";
 import { rowSecuritySettings } from "@/lib/catalog/row-security";
 import { loadConfig } from "@/lib/config";
@@ -96,6 +96,39 @@ describe.each(["pglite", "pg"] as const)("row security on %s", (driver) => {
       "catalog_reader",
     );
   });
+
+  // The server only: a second pool, without pipelining (as @vercel/postgres sends them).
+  if (driver === "pg")
+    it("confines it the same on a pool that does not pipeline (BEGIN with the settings, the statement, COMMIT)", async () => {
+      const serial = await openPg(fx.databaseUrl!, { max: 1 });
+      try {
+        const scoped = serial.withLocalSettings(rowSecuritySettings(fx.acme.orgId));
+        expect(await orgsIn(scoped, "products")).toEqual([fx.acme.orgId]);
+        await expect(scoped.query("select id from api_keys")).rejects.toThrow(/permission denied/);
+        // The failed statement's connection was dropped, not handed back inside its transaction.
+        expect((await serial.query<{ who: string }>("select current_user as who"))[0]!.who).not.toBe(
+          "catalog_reader",
+        );
+      } finally {
+        await serial.close();
+      }
+    });
+
+  // The server only (PGlite: one connection, one role to connect with), declared for it alone rather than skipped.
+  if (driver === "pg")
+    it("lets a role of its own with grants on the catalog (the product-information application's) read every row", async () => {
+      const role = `rls_other_${Math.random().toString(36).slice(2, 10)}`;
+      await fx.db.exec(`create role ${role}; grant select on products to ${role}`);
+      try {
+        const seen = await fx.db.transaction(async (tx) => {
+          await tx.query(`set local role ${role}`);
+          return orgsIn(tx, "products");
+        });
+        expect(seen).toEqual([fx.acme.orgId, fx.globex.orgId].sort());
+      } finally {
+        await fx.db.exec(`drop owned by ${role}; drop role ${role}`);
+      }
+    });
 
   it("shows nothing without an organization, and neither keys nor writes to catalog_reader", async () => {
     const noOrg = fx.db.withLocalSettings({ role: "catalog_reader" });
