@@ -31,6 +31,14 @@ export interface Database extends Executor {
    */
   withStatementTimeout(timeoutMs: number): Queryable;
   /**
+   * A handle whose every statement runs in a transaction of its own under `settings`, each set for that transaction
+   * alone (`set_config(name, value, true)`, as SET LOCAL; `role` is SET LOCAL ROLE): row-level security's role and
+   * organization (lib/catalog/row-security.ts). The settings go with the BEGIN in one simple-protocol message, and on
+   * a pipelined pool (PoolOptions.pipeline) the BEGIN, the statement and the COMMIT are written at once: one round
+   * trip per statement as without settings. `statementTimeoutMs` as withStatementTimeout (then unnamed).
+   */
+  withLocalSettings(settings: LocalSettings, opts?: { statementTimeoutMs?: number }): Queryable;
+  /**
    * Subscribes to a notification channel (LISTEN): `onPayload` gets each NOTIFY's payload, `onStatus` says whether
    * notifications are being received (false while the connection is lost: those sent meanwhile are lost, and the
    * subscriber must look for itself). Resolves with the unsubscribe function. Absent where the driver cannot listen
@@ -44,6 +52,25 @@ export interface Database extends Executor {
   close(): Promise<void>;
   /** PGlite only: the embedded instance itself, for a library that drives it directly (the webhooks' job queue). */
   readonly embedded?: unknown;
+}
+
+// Settings of one transaction (name → value), as set_config(name, value, true) sets them.
+export type LocalSettings = Readonly<Record<string, string>>;
+
+// A string as an SQL literal (node-postgres' escapeLiteral): the settings travel with the BEGIN in one simple-protocol
+// message, which takes no parameters.
+export function sqlLiteral(value: string): string {
+  if (value.includes("\0")) throw new Error("An SQL literal cannot hold a NUL character.");
+  const quoted = value.replace(/'/g, "''");
+  return value.includes("\\") ? ` E'${quoted.replace(/\\/g, "\\\\")}'` : `'${quoted}'`;
+}
+
+// The statement that sets `settings` for the current transaction, in one round trip with whatever precedes it.
+export function setLocalSql(settings: LocalSettings): string {
+  const calls = Object.entries(settings).map(
+    ([k, v]) => `set_config(${sqlLiteral(k)}, ${sqlLiteral(v)}, true)`,
+  );
+  return `select ${calls.join(", ")}`;
 }
 
 // Whether a subscription receives its channel's notifications now (true once listening, false when the connection
@@ -65,6 +92,8 @@ export interface DbOptions {
   DB_CONNECT_TIMEOUT_MS?: number;
   /** Longest a statement may run (PoolOptions.statementTimeoutMs). */
   DB_STATEMENT_TIMEOUT_MS?: number;
+  /** Row-level security on the catalog's reads: a node-postgres pool then pipelines (PoolOptions.pipeline). */
+  DB_ROW_SECURITY?: boolean;
   /** Local stand-in for Neon's WebSocket proxy (VercelLocalEndpoints.wsProxy; tests). */
   VERCEL_POSTGRES_WS_PROXY?: string;
   /** Local stand-in for Neon's HTTP endpoint (VercelLocalEndpoints.httpEndpoint; tests). */
@@ -83,6 +112,11 @@ export interface PoolOptions {
    * shortly after (StatementWatchdog; @vercel/postgres: query_timeout), which the pool then destroys.
    */
   statementTimeoutMs?: number;
+  /**
+   * node-postgres only: the pool's connections send a statement without waiting for the answers of those before it
+   * (pg's pipeline mode), so that withLocalSettings' BEGIN, statement and COMMIT cost one round trip, not three.
+   */
+  pipeline?: boolean;
 }
 
 // Opens the database that the configuration selects: PGlite under DATA_DIR, a pg Pool, or @vercel/postgres.
@@ -92,6 +126,7 @@ export async function openDatabase(config: DbOptions, override: PoolOptions = {}
     max: config.DB_POOL_SIZE,
     connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    pipeline: config.DB_ROW_SECURITY ?? false,
     ...override,
   };
   switch (config.dbDriver) {
@@ -136,6 +171,16 @@ export async function openPglite(dataDir: string): Promise<Database> {
         }),
       ),
     withStatementTimeout: () => ({ query }),
+    withLocalSettings: (settings) => {
+      const set = setLocalSql(settings);
+      return {
+        query: (text, params) =>
+          pg.transaction(async (tx) => {
+            await tx.exec(set);
+            return run(tx, text, params);
+          }),
+      };
+    },
     // PGlite is the process's own database: its notifications never stop.
     listen: async (channel, onPayload, onStatus) => {
       const unlisten = await pg.listen(channel, onPayload);
@@ -250,6 +295,7 @@ function poolDatabase(
   pool: PoolLike,
   statements?: StatementNames,
   watched?: { watchdog: StatementWatchdog; boundMs: number },
+  pipelined = false,
 ): Database {
   // One statement on a pooled connection, as pool.query runs it (a connection whose statement failed is dropped).
   const run = async (config: QueryConfig): Promise<QueryResult> => {
@@ -270,8 +316,16 @@ function poolDatabase(
   const named = (config: QueryConfig): Promise<QueryResult> =>
     watched || !config.name ? run(config) : pool.query(config);
   // One statement of a transaction on its connection (under the watchdog's bound, or `boundMs`).
-  const on = (client: PooledClient, text: string, values?: unknown[], boundMs = watched?.boundMs) =>
-    watched ? watched.watchdog.query(client, { text, values }, boundMs!) : client.query(text, values);
+  const on = (
+    client: PooledClient,
+    text: string,
+    values?: unknown[],
+    boundMs = watched?.boundMs,
+    name?: string,
+  ) => {
+    const config = name ? { name, text, values } : { text, values };
+    return watched ? watched.watchdog.query(client, config, boundMs!) : client.query(config);
+  };
   return {
     driver,
     query: async <R>(text: string, params?: readonly unknown[]) => {
@@ -343,6 +397,57 @@ function poolDatabase(
         }
       },
     }),
+    withLocalSettings: (settings, opts) => {
+      const timeoutMs = opts?.statementTimeoutMs;
+      // A bound of its own is one more setting (SET LOCAL statement_timeout).
+      const all: LocalSettings =
+        timeoutMs === undefined
+          ? settings
+          : { ...settings, statement_timeout: String(Math.max(0, Math.floor(timeoutMs))) };
+      const bound = timeoutMs === undefined ? watched?.boundMs : timeoutMs + CLIENT_TIMEOUT_GRACE_MS;
+      // Sent one after the other: the BEGIN and the settings in one simple-protocol message (no parameters).
+      const begin = `BEGIN; ${setLocalSql(all)}`;
+      // Pipelined: the settings as a prepared statement of their own (parsed once per connection, not at every
+      // BEGIN), written with the BEGIN, the statement and the COMMIT.
+      const entries = Object.entries(all);
+      const setText = `select ${entries.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(", ")}`;
+      const setValues = entries.flat();
+      const setName = statements?.nameOf(setText);
+      return {
+        query: async <R>(text: string, params?: readonly unknown[]) => {
+          // Named as the pool's other statements (its plan kept per connection), except under a bound of its own.
+          const name = params?.length && timeoutMs === undefined ? statements?.nameOf(text) : undefined;
+          const values = params as unknown[] | undefined;
+          const client = await pool.connect();
+          try {
+            let rows: R[];
+            if (pipelined) {
+              // Every answer awaited before the connection goes back to the pool. A failed statement aborts the
+              // transaction, whose COMMIT then rolls it back.
+              const results = await Promise.allSettled([
+                on(client, "BEGIN", undefined, bound),
+                on(client, setText, setValues, bound, setName),
+                on(client, text, values, bound, name),
+                on(client, "COMMIT", undefined, bound),
+              ]);
+              const failed = results.find((r) => r.status === "rejected");
+              if (failed) throw failed.reason;
+              rows = (results[2] as PromiseFulfilledResult<QueryResult>).value.rows as R[];
+            } else {
+              await on(client, begin, undefined, bound);
+              rows = (await on(client, text, values, bound, name)).rows as R[];
+              await on(client, "COMMIT", undefined, bound);
+            }
+            client.release();
+            return rows;
+          } catch (err) {
+            if (!pipelined && !isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
+            client.release(err instanceof Error ? err : true);
+            throw err;
+          }
+        },
+      };
+    },
     close: async () => {
       watched?.watchdog.close();
       await pool.end();
@@ -379,19 +484,21 @@ function poolSettings(opts: number | PoolOptions): Required<PoolOptions> {
     max: o.max ?? 10,
     connectTimeoutMs: o.connectTimeoutMs ?? 5_000,
     statementTimeoutMs: o.statementTimeoutMs ?? 0,
+    pipeline: o.pipeline ?? false,
   };
 }
 
 // A Postgres server over TCP with node-postgres (`opts`: the pool size, or PoolOptions).
 export async function openPg(connectionString: string, opts: number | PoolOptions = {}): Promise<Database> {
   const { default: pg } = await import("pg");
-  const { max, connectTimeoutMs, statementTimeoutMs } = poolSettings(opts);
+  const { max, connectTimeoutMs, statementTimeoutMs, pipeline } = poolSettings(opts);
   // Every wait is bounded, so that a database that is unreachable, frozen or blocked gives a 503, never a hung
   // request. A connection whose statement failed, timed out included, is destroyed by the pool, not reused
   // (pg-pool's pool.query releases it with the error; transaction() does the same).
   const pool = new pg.Pool({
     connectionString,
     max,
+    ...(pipeline ? { pipeline: true } : {}),
     idleTimeoutMillis: 30_000,
     // The wait for a free connection and the opening of a new one.
     connectionTimeoutMillis: connectTimeoutMs,
@@ -412,7 +519,7 @@ export async function openPg(connectionString: string, opts: number | PoolOption
     statementTimeoutMs > 0
       ? { watchdog: new StatementWatchdog(), boundMs: statementTimeoutMs + CLIENT_TIMEOUT_GRACE_MS }
       : undefined;
-  const database = poolDatabase("pg", pool as unknown as PoolLike, new StatementNames(), watched);
+  const database = poolDatabase("pg", pool as unknown as PoolLike, new StatementNames(), watched, pipeline);
   // LISTEN on a connection of its own (the change feed's long polls), with TCP keepalive so that a server gone
   // silent is noticed.
   const listener = new PgListener(

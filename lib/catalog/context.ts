@@ -1,5 +1,5 @@
 import "server-only";
-import type { Queryable } from "@/db/client";
+import type { LocalSettings, Queryable } from "@/db/client";
 import type { ChangeSignals } from "./change-signals";
 import { CountCache } from "./count-cache";
 import { VersionReads } from "./version-reads";
@@ -19,6 +19,9 @@ export interface CatalogContext {
   versions: VersionReads;
   /** Wakes the change feed's waiting requests (the runtime's; none: a request does not wait). */
   signals?: ChangeSignals;
+  /** Row security's settings that `db` and `counting` run under (lib/catalog/row-security.ts); a transaction opened
+   * apart (an export's) sets them itself. None: the connecting role's reads. */
+  rowSecurity?: LocalSettings;
 }
 
 // A catalog context on a database (counts on the same handle, no wait bound), with new caches unless given.

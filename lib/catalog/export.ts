@@ -6,6 +6,7 @@ import type { CatalogContext } from "./context";
 import { ITEM_READERS, type Mirrored } from "./items";
 import { documentView, readProductLines, type ProductLine } from "./product-documents";
 import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
+import { applyRowSecurity } from "./row-security";
 
 // The export (issue 24, preview feature `export`): a whole resource of one organization read from one snapshot, in
 // id order, batch by batch, with the change feed's head of that same snapshot. Every change committed before the
@@ -77,6 +78,7 @@ export async function openExport(
   const { tx, end } = await holdTransaction(db, { statementTimeoutMs: BACKGROUND_STATEMENT_TIMEOUT_MS });
   try {
     await tx.query("set transaction isolation level repeatable read, read only");
+    await applyRowSecurity(ctx, tx);
     const { head, floor } = await feedState({ ...ctx, db: tx }, org.id);
     const inTx: CatalogContext = { ...ctx, db: tx };
     const view = resource === "products" ? await documentView(tx, org.id, baseUrl, floor) : undefined;

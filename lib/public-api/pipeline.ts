@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
+import { rowSecureCatalog } from "@/lib/catalog/row-security";
 import type { QueryDef } from "@/lib/catalog/list-query-grammar";
 import type { Config } from "@/lib/config";
 import type { KeyRecord } from "@/lib/keys/cache";
@@ -101,7 +102,11 @@ export function withPublicApi<Q>(
         const query = parseQuery(sentQuery(request, url), opts.query);
         if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
         const input = opts.jsonBody ? await readJsonBody(request) : undefined;
-        const catalog = await rt.catalog();
+        // Row security (DB_ROW_SECURITY): the catalog's statements of this request read as catalog_reader, bound to
+        // the key's organization whatever their own conditions say.
+        const catalog = rt.config.DB_ROW_SECURITY
+          ? rowSecureCatalog(await rt.catalog(), await rt.db(), key.orgId, rt.config.DB_COUNT_TIMEOUT_MS)
+          : await rt.catalog();
         const run = () =>
           handler({
             request,

@@ -102,6 +102,16 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
         statements.push(sql);
         return db.query(sql, params);
       },
+      // Under row security (DB_ROW_SECURITY, on by default) the request's statements go this way.
+      withLocalSettings: (settings, opts) => {
+        const scoped = db.withLocalSettings(settings, opts);
+        return {
+          query: (sql, params) => {
+            statements.push(sql);
+            return scoped.query(sql, params);
+          },
+        };
+      },
     };
     const rt = createRuntime(w.f.config, counting);
     setRuntime(rt);

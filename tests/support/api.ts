@@ -97,12 +97,21 @@ export async function setupApi(
   driver: "pglite" | "pg",
   env: Record<string, string> = {},
 ): Promise<ApiFixture> {
+  const config = loadConfig({
+    PUBLIC_BASE_URL: "http://api.test",
+    RATE_LIMIT_REQUESTS: "100000",
+    AUTH_FAILURE_LIMIT: "100000",
+    // The suites run with row security as configured (on by default); DB_ROW_SECURITY=off runs them without.
+    ...(process.env.DB_ROW_SECURITY ? { DB_ROW_SECURITY: process.env.DB_ROW_SECURITY } : {}),
+    ...env,
+  });
   let db: Database;
   let drop = async () => undefined as void;
   let databaseUrl: string | undefined;
   if (driver === "pg") {
     const t = await createTestDatabase("api");
-    db = await openPg(t.url, 4);
+    // Pipelined with row security, as openDatabase opens it.
+    db = await openPg(t.url, { max: 4, pipeline: config.DB_ROW_SECURITY });
     drop = t.drop;
     databaseUrl = t.url;
   } else {
@@ -110,12 +119,6 @@ export async function setupApi(
   }
   await migrate(db);
   await seedDemo(db);
-  const config = loadConfig({
-    PUBLIC_BASE_URL: "http://api.test",
-    RATE_LIMIT_REQUESTS: "100000",
-    AUTH_FAILURE_LIMIT: "100000",
-    ...env,
-  });
   const runtime = createRuntime(config, db);
   await swapRuntime(runtime);
   const acme = await orgKeys(db, "acme");
