@@ -10,7 +10,7 @@
 // `NAME=value NAME=value` (BENCH_AB then names the file).
 // Environment: BENCH_DATABASE_URL (a migrated and seeded bench database: `npm run bench` with BENCH_SEED_ONLY=1),
 // BENCH_KEY (a read key of an organization of it, by default the bench organization's first: made if missing),
-// BENCH_ROUNDS (3), BENCH_DURATION (10), BENCH_WARMUP (2), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10),
+// BENCH_ONLY (products,products-304: the scenarios), BENCH_ROUNDS (3), BENCH_DURATION (10), BENCH_WARMUP (2), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10),
 // BENCH_TAG (file suffix). Needs a production build (`npm run build`). Writes bench/results/<date>-ab-<BENCH_AB>.md
 // and .json.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -106,7 +106,9 @@ function serve(name: string, port: number, url: string, extra: Record<string, st
       AUTH_SECRET: "bench-ab-secret-bench-ab-secret-0123456789",
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      // One base URL for both: it is part of an answer's ETag (its links), and the 304 scenario sends both servers
+      // the tag read from one of them.
+      PUBLIC_BASE_URL: "http://127.0.0.1:3000",
       ...extra,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -170,16 +172,20 @@ async function main(): Promise<void> {
   );
   const etag = (await fetch(page("off"), { headers: auth })).headers.get("etag");
   if (!etag) throw new Error("page 1 has no ETag");
+  const other = (await fetch(page("on"), { headers: auth })).headers.get("etag");
+  if (other !== etag)
+    throw new Error(`the servers tag page 1 differently (${etag}, ${other}): the 304s would be 200s`);
   const loadBefore = os.loadavg().map((n) => round(n, 2));
   log(`servers up (off :${ports.off}, on :${ports.on}); load ${loadBefore.join(" / ")}`);
   // JIT and first use of both servers.
   for (const v of ["off", "on"] as const)
     await autocannon({ url: page(v), headers: auth, connections: CONNECTIONS, duration: 5 });
 
+  const only = env.BENCH_ONLY?.split(",").filter(Boolean);
   const scenarios = [
     { name: "products", headers: auth, status: 200 },
     { name: "products-304", headers: { ...auth, "if-none-match": etag }, status: 304 },
-  ];
+  ].filter((s) => !only || only.includes(s.name));
   const results: { scenario: string; rounds: { blocks: Block[]; cost: number }[]; cost: number }[] = [];
   for (const s of scenarios) {
     const rounds: { blocks: Block[]; cost: number }[] = [];

@@ -10,7 +10,7 @@
 // BENCH_ROUNDS (3: saturation rounds per scenario, each paired with one of the ceiling), BENCH_SKIP_BUILD=1
 // (reuse .next builds), BENCH_SEED_ONLY=1, BENCH_ONLY (comma-separated scenario names), BENCH_TAG (file suffix),
 // BENCH_PAGE_CACHE=off (the servers without their page cache), BENCH_USAGE=off (without usage and the request log),
-// BENCH_ROW_SECURITY=off|on (the servers' DB_ROW_SECURITY; default: theirs, on),
+// BENCH_ROW_SECURITY=off|on (the servers' DB_ROW_SECURITY; default: theirs, off),
 // BENCH_RECENT (2000: products given an updatedAt in
 // the last hour for the updatedSince scenario), BENCH_MIX_KEYS (20), BENCH_MIX_RATE (req/s, 100: the mix's fixed load).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -511,7 +511,7 @@ function table(results: ResultFile): string {
       : times(rps / Math.max(1, ceiling));
   const lines = [
     `Run ${results.date} · ${results.machine.cpus} CPUs · load before ${results.machine.loadBefore.join(" / ")}, after ${results.machine.loadAfter.join(" / ")} · ` +
-      `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up), ${results.settings.rounds ?? 1} rounds each paired with a round of the ceiling · fixed load ${RATE} req/s × ${FIXED_DURATION} s (open loop) · DB_POOL_SIZE=${results.settings.poolSize} · DB_ROW_SECURITY=${String(results.settings.rowSecurity ?? "on")}`,
+      `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up), ${results.settings.rounds ?? 1} rounds each paired with a round of the ceiling · fixed load ${RATE} req/s × ${FIXED_DURATION} s (open loop) · DB_POOL_SIZE=${results.settings.poolSize} · DB_ROW_SECURITY=${String(results.settings.rowSecurity ?? "off")}`,
     "",
     `Ceiling (trivial Next.js route handler): **${ceiling} req/s** at the start (${results.ceiling.sat.rpsMin ?? ceiling}–${results.ceiling.sat.rpsMax ?? ceiling} over the run's rounds), p50 ${results.ceiling.fixed.p50} ms, p99 ${results.ceiling.fixed.p99} ms at ${RATE} req/s, RSS ${results.ceiling.sat.rssMb} MB.`,
     "",
@@ -852,7 +852,7 @@ async function main(): Promise<void> {
       fixedDurationSeconds: FIXED_DURATION,
       poolSize: POOL,
       rounds: ROUNDS,
-      rowSecurity: env.BENCH_ROW_SECURITY ?? "on",
+      rowSecurity: env.BENCH_ROW_SECURITY ?? "off",
     },
     seedSeconds,
     ceiling: {

@@ -25,7 +25,7 @@ describe("loadConfig", () => {
       DB_CONNECT_TIMEOUT_MS: 1000,
       DB_STATEMENT_TIMEOUT_MS: 1000,
       DB_COUNT_TIMEOUT_MS: 30_000,
-      DB_ROW_SECURITY: true,
+      DB_ROW_SECURITY: false,
       RATE_LIMIT_ENABLED: true,
       RATE_LIMIT_REQUESTS: 600,
       RATE_LIMIT_WINDOW_SECONDS: 60,

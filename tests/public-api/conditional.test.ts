@@ -102,7 +102,7 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
         statements.push(sql);
         return db.query(sql, params);
       },
-      // Under row security (DB_ROW_SECURITY, on by default) the request's statements go this way.
+      // Under row security (DB_ROW_SECURITY=on) the request's statements go this way.
       withLocalSettings: (settings, opts) => {
         const scoped = db.withLocalSettings(settings, opts);
         return {

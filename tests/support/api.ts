@@ -101,7 +101,7 @@ export async function setupApi(
     PUBLIC_BASE_URL: "http://api.test",
     RATE_LIMIT_REQUESTS: "100000",
     AUTH_FAILURE_LIMIT: "100000",
-    // The suites run with row security as configured (on by default); DB_ROW_SECURITY=off runs them without.
+    // The suites run with row security as configured (off by default); DB_ROW_SECURITY=on runs them with it.
     ...(process.env.DB_ROW_SECURITY ? { DB_ROW_SECURITY: process.env.DB_ROW_SECURITY } : {}),
     ...env,
   });
