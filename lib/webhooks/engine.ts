@@ -387,18 +387,31 @@ export class WebhookEngine {
           [e.id],
         );
         if (!held || held.position !== e.position || held.generation !== e.generation) return -1;
-        const jobs = [];
-        for (const ev of events) {
-          const id = webhookId("whd");
-          const job = deliveryJobInsert(id, orderingKey(e.id, e.generation, ev.type, ev.id));
+        const ids = events.map(() => webhookId("whd"));
+        const jobs = events.map((ev, i) =>
+          deliveryJobInsert(ids[i]!, orderingKey(e.id, e.generation, ev.type, ev.id)),
+        );
+        if (jobs.length) {
+          // The page's deliveries in one statement (arrays unnested), then their jobs in one more.
           await tx.query(
             `insert into webhook_deliveries (id, endpoint_id, org_id, event_id, event_type, object_id, op, body, job_id)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-            [id, e.id, e.org_id, ev.cursor, ev.type, ev.id, ev.op, JSON.stringify(ev), job.id],
+             select v.id, $1, $2, v.event_id, v.event_type, v.object_id, v.op, v.body, v.job_id
+               from unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+                      as v(id, event_id, event_type, object_id, op, body, job_id)`,
+            [
+              e.id,
+              e.org_id,
+              ids,
+              events.map((ev) => ev.cursor),
+              events.map((ev) => ev.type),
+              events.map((ev) => ev.id),
+              events.map((ev) => ev.op),
+              events.map((ev) => JSON.stringify(ev)),
+              jobs.map((j) => j.id),
+            ],
           );
-          jobs.push(job);
+          await boss.insert(DELIVERY_QUEUE, jobs, { db: jobDb(tx) });
         }
-        if (jobs.length) await boss.insert(DELIVERY_QUEUE, jobs, { db: jobDb(tx) });
         await tx.query(`update webhook_endpoints set position = $2 where id = $1`, [e.id, page.cursor]);
         return jobs.length;
       });
