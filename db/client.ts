@@ -297,20 +297,28 @@ function poolDatabase(
   watched?: { watchdog: StatementWatchdog; boundMs: number },
   pipelined = false,
 ): Database {
+  // A connection out of the pool, listened to while it is out (connectionLost), and given back: dropped when a
+  // statement failed (`err`), as pool.query does.
+  const checkout = async (): Promise<PooledClient> => {
+    const client = await pool.connect();
+    client.on?.("error", connectionLost);
+    return client;
+  };
+  const checkin = (client: PooledClient, err?: unknown): void => {
+    client.off?.("error", connectionLost);
+    client.release(err === undefined ? undefined : err instanceof Error ? err : true);
+  };
   // One statement on a pooled connection, as pool.query runs it (a connection whose statement failed is dropped).
   const run = async (config: QueryConfig): Promise<QueryResult> => {
     if (!watched) return pool.query(config.text, config.values);
-    const client = await pool.connect();
-    client.on?.("error", betweenStatements);
+    const client = await checkout();
     try {
       const res = await watched.watchdog.query(client, config, watched.boundMs);
-      client.release();
+      checkin(client);
       return res;
     } catch (err) {
-      client.release(err instanceof Error ? err : true);
+      checkin(client, err);
       throw err;
-    } finally {
-      client.off?.("error", betweenStatements);
     }
   };
   const named = (config: QueryConfig): Promise<QueryResult> =>
@@ -338,15 +346,9 @@ function poolDatabase(
       await run({ text: sql });
     },
     transaction: async (fn, opts) => {
-      const client = await pool.connect();
+      const client = await checkout();
       const timeoutMs = opts?.statementTimeoutMs;
       const bound = timeoutMs === undefined ? undefined : timeoutMs + CLIENT_TIMEOUT_GRACE_MS;
-      // pg-pool listens to a connection's errors only while it is idle in the pool: a connection lost while a
-      // transaction waits between statements (an export held open while its client reads) would emit "error" with
-      // no listener, which crashes the process. Logged instead; the transaction's next statement fails with it and
-      // the connection is dropped.
-      const lost = (err: Error) => console.error("[db] connection lost in a transaction:", err.message);
-      client.on?.("error", lost);
       try {
         await on(client, "BEGIN");
         if (timeoutMs !== undefined)
@@ -359,15 +361,13 @@ function poolDatabase(
           },
         });
         await on(client, "COMMIT");
-        client.off?.("error", lost);
-        client.release();
+        checkin(client);
         return result;
       } catch (err) {
         // A connection whose statement timed out on the client is destroyed below (the server then rolls back):
         // a ROLLBACK on it would only wait for the same unresponsive server.
         if (!isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
-        client.off?.("error", lost);
-        client.release(err instanceof Error ? err : true);
+        checkin(client, err);
         throw err;
       }
     },
@@ -375,8 +375,7 @@ function poolDatabase(
       // One statement in a transaction of its own, with its own statement_timeout (SET LOCAL) and client bound;
       // unnamed, so that the pool's prepared statements keep their plans.
       query: async <R>(text: string, params?: readonly unknown[]) => {
-        const client = await pool.connect();
-        client.on?.("error", betweenStatements);
+        const client = await checkout();
         try {
           await on(client, "BEGIN");
           await on(client, `SET LOCAL statement_timeout = ${Math.max(0, Math.floor(timeoutMs))}`);
@@ -386,14 +385,12 @@ function poolDatabase(
             ? await watched.watchdog.query(client, config, bound)
             : await client.query({ ...config, query_timeout: bound });
           await on(client, "COMMIT");
-          client.release();
+          checkin(client);
           return rows as R[];
         } catch (err) {
           if (!isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
-          client.release(err instanceof Error ? err : true);
+          checkin(client, err);
           throw err;
-        } finally {
-          client.off?.("error", betweenStatements);
         }
       },
     }),
@@ -418,7 +415,7 @@ function poolDatabase(
           // Named as the pool's other statements (its plan kept per connection), except under a bound of its own.
           const name = params?.length && timeoutMs === undefined ? statements?.nameOf(text) : undefined;
           const values = params as unknown[] | undefined;
-          const client = await pool.connect();
+          const client = await checkout();
           try {
             let rows: R[];
             if (pipelined) {
@@ -438,11 +435,11 @@ function poolDatabase(
               rows = (await on(client, text, values, bound, name)).rows as R[];
               await on(client, "COMMIT", undefined, bound);
             }
-            client.release();
+            checkin(client);
             return rows;
           } catch (err) {
             if (!pipelined && !isClientTimeout(err)) await on(client, "ROLLBACK").catch(() => undefined);
-            client.release(err instanceof Error ? err : true);
+            checkin(client, err);
             throw err;
           }
         },
@@ -457,11 +454,12 @@ function poolDatabase(
 
 // The "error" listener of a pooled connection while it is out of the pool. pg-pool listens to a connection's errors
 // only while it is idle in the pool, and node-postgres emits one when the server's error comes with no statement
-// running: a fast shutdown's "terminating connection" in the same packet as a statement's answer arrives after the
-// answer settled the statement and before the connection is released (a microtask later): with no listener, the
-// event is thrown, and the process ends (found by tests/faults/postgres.test.ts, stopping Postgres under load). The connection is then not
-// queryable, so its release drops it; nothing more to do here.
-const betweenStatements = () => {};
+// running: a connection lost while a transaction waits between statements (an export held open while its client
+// reads), or a fast shutdown's "terminating connection" in the same packet as a statement's answer (it arrives after
+// the answer settled the statement, before the connection is released). With no listener the event is thrown and
+// the process ends (found by tests/faults/postgres.test.ts, stopping Postgres under load). Logged instead: the
+// connection is then not queryable, so its next statement fails, or its release drops it.
+const connectionLost = (err: Error) => console.error("[db] connection lost:", err.message);
 
 // node-postgres' error when a statement got no answer within query_timeout (the watchdog's too).
 function isClientTimeout(err: unknown): boolean {
