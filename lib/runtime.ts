@@ -1,12 +1,12 @@
 // The one object that holds the process's state: configuration, database, rate limiters, the public API's admission
-// (requests at work and waiting), key cache, the blocks of addresses that keep failing authentication, the catalog's caches of exact totals and deep-page anchors and its
-// shared version reads, the change feed's signals to waiting requests and its retention timer, the page cache of list
-// answers, the exports streaming per key, the OpenAPI document, the portal's reference and search index, the paths
-// the changelog editor accepts, what the portal last saw of the database, and usage and the request log counted in
-// memory until their next batch (lib/usage). One global holds it (Next.js bundles
-// each route apart, so a module-level variable would be one per bundle); tests and servers build their own and swap
-// it whole with setRuntime. The configuration itself is also parsed once per module copy by getConfig
-// (lib/config.ts says why that one stays there).
+// (requests at work and waiting), key cache, the blocks of addresses that keep failing authentication, the catalog's
+// caches of exact totals and deep-page anchors and its shared version reads, the change feed's signals to waiting
+// requests and its retention timer, the page cache of list answers, the exports streaming per key, the OpenAPI
+// document, the portal's reference and search index, the paths the changelog editor accepts, what the portal last
+// saw of the database, and usage and the request log counted in memory until their next batch (lib/usage). One
+// global holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and
+// servers build their own and swap it whole with setRuntime. The configuration itself is also parsed once per module
+// copy by getConfig (lib/config.ts says why that one stays there).
 import { BACKGROUND_STATEMENT_TIMEOUT_MS, openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import { ChangeRetention, pruneChanges } from "@/lib/catalog/change-retention";

@@ -5,8 +5,8 @@ import { catalogVersions, type CatalogResource } from "./count-cache";
 // Version reads shared by the requests of an organization's list (or detail: the versions of everything it shows)
 // that ask at the same moment. A request never joins a read already sent: it may have been taken before a change the
 // request must see (a client that changes the catalog, then lists it). It joins the next read instead, sent as soon
-// as the one in flight returns (or shares its failure). Under load one read then serves every request of that (organization, resources) that
-// arrived during a round trip; a request alone is read at once.
+// as the one in flight returns (or shares its failure). Under load one read then serves every request of that
+// (organization, resources) that arrived during a round trip; a request alone is read at once.
 export class VersionReads {
   private readonly reads = new Map<string, ReadState>();
 
