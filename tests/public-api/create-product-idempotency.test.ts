@@ -172,6 +172,9 @@ describe.each(["pglite", "pg"] as const)("write preview on %s: Idempotency-Key a
       return c.token;
     };
     const first = await claim();
+    // A claim's token is its time, to the millisecond (claimed_at is timestamptz(3)): on a quiet machine the whole
+    // take-over fits in one (CI saw both tokens equal), which a real one, 60 s or a server restart later, never does.
+    await new Promise((r) => setTimeout(r, 5));
     // Its lease runs out while it still runs; a retry takes the key over.
     await w.f.db.query(
       "update idempotency_keys set claimed_at = claimed_at - interval '61 seconds' where api_key_id = $1 and key = $2",
