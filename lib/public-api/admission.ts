@@ -1,5 +1,5 @@
 // Admission control of the public API (issue 27: overload): at most `maxConcurrent` requests at work at once, at most
-// `maxQueue` waiting for a place, none waiting longer than `queueTimeoutMs`. A request refused (the queue full, its
+// `maxQueue` waiting for a place, none waiting longer than `queueTimeoutMs`. A request refused (the queue full or late, its
 // wait over, or its client gone) is answered at once with 503 PUBLIC_API_UNAVAILABLE and Retry-After, so that under
 // an offered load past what the process can serve the excess is shed by a bounded queue instead of piling up in an
 // unbounded one (node's sockets, pg-pool's waiters) until every answer is late and memory grows.
@@ -11,6 +11,16 @@
 // ends (a statement is bounded by DB_STATEMENT_TIMEOUT_MS). A request still waiting whose client goes away leaves the
 // queue at once. A long poll of the change feed gives its place back while it waits for an event (`outside`).
 //
+// A queue is for bursts, not for a load past what the process serves. Under an offered load twice the saturation
+// (bench:overload) a queue that refuses only when full stays full: every request served waits as long as the whole
+// queue takes to drain, every other is refused after it waited its whole bound, and clients with a bounded number of
+// connections (an integrator's pool) run out of them and queue on their side. So a newcomer is refused on arrival
+// as soon as the oldest request waiting has waited half the bound (it would likely wait past it too): the queue
+// holds about half a bound's worth of requests, those served waited that long at most, the excess is refused at
+// once (as CoDel judges a queue by how long its oldest has waited, not by its length: Nichols and Jacobson,
+// "Controlling Queue Delay", ACM Queue 10(5), 2012). Refused on arrival, a request costs npm start's host almost
+// nothing (publicApi.refusesNow, lib/server/api-host.ts).
+//
 // Not a library: p-limit bounds neither the queue nor the wait; p-queue's `timeout` bounds a task's run (which must
 // not be cut: its statements go on) rather than its wait, leaves the queue's bound to the caller, and allocates a
 // promise, closures and an event per task. Here the fast path, a place free, is a comparison and an increment; only a
@@ -18,7 +28,7 @@
 // the waits past their bound.
 import { randomUUID } from "node:crypto";
 import type { Config } from "@/lib/config";
-import { PublicApiError } from "./api-errors";
+import { PublicApiError, errorBody } from "./api-errors";
 import { UNAVAILABLE_RETRY_AFTER, errorAnswer } from "./error-response";
 import { baseHeaders } from "./headers";
 
@@ -50,7 +60,8 @@ export function admissionSettings(config: Config): AdmissionSettings {
 // A request waiting for a place: an entry of the queue's doubly linked list (removed in O(1) when its client goes
 // away), settled once: true when it got a place, false when refused.
 interface Waiter {
-  deadline: number;
+  /** When it joined the queue. */
+  since: number;
   settle: (admitted: boolean) => void;
   prev: Waiter | undefined;
   next: Waiter | undefined;
@@ -67,6 +78,8 @@ export interface AdmissionStats {
   waiting: number;
   /** Requests refused: the queue was full. */
   refusedFull: number;
+  /** Requests refused on arrival: the oldest waiting had already waited half of queueTimeoutMs. */
+  refusedLate: number;
   /** Requests refused: they waited past queueTimeoutMs. */
   refusedTimeout: number;
   /** Requests that left the queue because their client went away. */
@@ -85,6 +98,7 @@ export class Admission {
   private tail: Waiter | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private refusedFull = 0;
+  private refusedLate = 0;
   private refusedTimeout = 0;
   private gone = 0;
   private loggedAt = -Infinity;
@@ -104,6 +118,29 @@ export class Admission {
   }
 
   /**
+   * Whether a request arriving now is refused at once, counted if so: every place taken, and the queue full or its
+   * oldest waiting for half of queueTimeoutMs already (a newcomer would likely wait past the bound).
+   * A host calls it before building the request (npm start's: lib/server/api-host.ts), when `wouldRefuse()`.
+   */
+  refuseNow(now = this.clock()): boolean {
+    if (this.active < this.settings.maxConcurrent) return false;
+    if (this.waiting >= this.settings.maxQueue) {
+      this.refused("full");
+      return true;
+    }
+    if (this.head && now - this.head.since >= this.settings.queueTimeoutMs / 2) {
+      this.refused("late");
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether a request may be refused now (every place taken): a comparison, for the hosts' fast path. */
+  wouldRefuse(): boolean {
+    return this.active >= this.settings.maxConcurrent;
+  }
+
+  /**
    * Waits for a place (after tryEnter failed): true once taken, false when refused (the queue full, the wait past
    * queueTimeoutMs, or `signal` aborted: the client went away). A refused request holds no place.
    */
@@ -113,13 +150,11 @@ export class Admission {
       this.gone++;
       return Promise.resolve(false);
     }
-    if (this.waiting >= this.settings.maxQueue) {
-      this.refused("full");
-      return Promise.resolve(false);
-    }
+    const now = this.clock();
+    if (this.refuseNow(now)) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const w: Waiter = {
-        deadline: this.clock() + this.settings.queueTimeoutMs,
+        since: now,
         settle: resolve,
         prev: this.tail,
         next: undefined,
@@ -183,7 +218,7 @@ export class Admission {
   /** Refuses the waits past their bound (the timer's work; tests call it with a time of their own). */
   sweep(now = this.clock()): void {
     // Waits all have the same bound, so the oldest come first: only the head is looked at.
-    while (this.head && this.head.deadline <= now) {
+    while (this.head && this.head.since + this.settings.queueTimeoutMs <= now) {
       const w = this.head;
       this.unlink(w);
       this.refused("timeout");
@@ -196,6 +231,7 @@ export class Admission {
       active: this.active,
       waiting: this.waiting,
       refusedFull: this.refusedFull,
+      refusedLate: this.refusedLate,
       refusedTimeout: this.refusedTimeout,
       gone: this.gone,
     };
@@ -221,8 +257,9 @@ export class Admission {
     }
   }
 
-  private refused(why: "full" | "timeout"): void {
+  private refused(why: "full" | "late" | "timeout"): void {
     if (why === "full") this.refusedFull++;
+    else if (why === "late") this.refusedLate++;
     else this.refusedTimeout++;
     this.refusedSinceLog++;
     const now = this.clock();
@@ -244,8 +281,42 @@ export function overloadedError(): PublicApiError {
   });
 }
 
-// The answer to a request refused by the admission (a new request id; no key was read, so no rate-limit headers).
-export function overloadedResponse(method: string): Response {
+// The answer to a request refused by the admission as plain parts (a new request id; no key was read, so no
+// rate-limit headers): its status, its headers as a flat list of names and values (node's writeHead takes it), its
+// body (none for HEAD). npm start's host writes it without building a Web Request or Response, which cost ten times
+// the refusal itself (bench:overload); overloadedResponse builds the same answer as a Response.
+export function overloadedAnswer(method: string): {
+  status: number;
+  headers: string[];
+  body: string | undefined;
+} {
   const requestId = randomUUID();
-  return errorAnswer(overloadedError(), requestId, baseHeaders(requestId), method === "HEAD");
+  const t = (template ??= overloadedTemplate());
+  const headers: string[] = [];
+  for (const [name, value] of t.headers) headers.push(name, value === PLACEHOLDER_ID ? requestId : value);
+  return {
+    status: t.status,
+    headers,
+    body: method === "HEAD" ? undefined : t.body.replace(PLACEHOLDER_ID, requestId),
+  };
+}
+
+// The answer to a request refused by the admission.
+export function overloadedResponse(method: string): Response {
+  const { status, headers, body } = overloadedAnswer(method);
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < headers.length; i += 2) pairs.push([headers[i]!, headers[i + 1]!]);
+  return new Response(body ?? null, { status, headers: pairs });
+}
+
+// The refusal's answer built once, the contract's way (errorAnswer: the error's headers and body), with a request id
+// that each answer replaces.
+const PLACEHOLDER_ID = "00000000-0000-4000-8000-000000000000";
+let template: { status: number; headers: [string, string][]; body: string } | undefined;
+function overloadedTemplate(): { status: number; headers: [string, string][]; body: string } {
+  const e = overloadedError();
+  const response = errorAnswer(e, PLACEHOLDER_ID, baseHeaders(PLACEHOLDER_ID));
+  const headers: [string, string][] = [];
+  response.headers.forEach((value, name) => headers.push([name, value]));
+  return { status: e.status, headers, body: JSON.stringify(errorBody(e, PLACEHOLDER_ID)) };
 }

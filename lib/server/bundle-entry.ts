@@ -10,7 +10,11 @@ export { connectRefusal, dropRouterVary, frontDoor, parserRefusal } from "./fron
 export { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
 export type { ApiHost } from "./api-host";
 
-// The host of the public API for npm start: gzip as `next start` sends it (next.config leaves `compress` on).
+// The host of the public API for npm start: gzip as `next start` sends it (next.config leaves `compress` on), and the
+// requests the admission refuses answered before they are built.
 export function publicApiHost(): ApiHost {
-  return createApiHost((request) => publicApi.fetch(request), { compress: true });
+  return createApiHost((request) => publicApi.fetch(request), {
+    compress: true,
+    refusesNow: (method, pathname) => publicApi.refusesNow(method, pathname),
+  });
 }

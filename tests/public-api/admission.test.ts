@@ -83,15 +83,56 @@ describe("admission", () => {
     a.tryEnter();
     const first = a.enter();
     advance(600);
+    a.leave(); // first admitted after 600 ms: the queue is empty again
+    expect(await state(first)).toBe(true);
     const second = a.enter();
-    advance(399);
-    expect(await state(first)).toBe("pending");
-    advance(1);
-    expect(await state(first)).toBe(false);
+    advance(499);
+    const third = a.enter();
+    advance(500);
     expect(await state(second)).toBe("pending");
-    advance(600);
+    advance(1);
     expect(await state(second)).toBe(false);
-    expect(a.stats).toMatchObject({ active: 1, waiting: 0, refusedTimeout: 2 });
+    expect(await state(third)).toBe("pending");
+    expect(a.stats).toMatchObject({ active: 1, waiting: 1, refusedTimeout: 1, refusedLate: 0 });
+  });
+
+  it("refuses a newcomer on arrival once the oldest waiting has waited half the bound, and queues again after", async () => {
+    const { a, advance } = admission(1, 100, 1000);
+    a.tryEnter();
+    const oldest = a.enter();
+    advance(300);
+    const second = a.enter();
+    advance(199);
+    expect(a.refuseNow()).toBe(false);
+    advance(1);
+    // The oldest has waited 500 ms: a newcomer is refused at once (counted), without joining the queue.
+    expect(a.refuseNow()).toBe(true);
+    expect(await state(a.enter())).toBe(false);
+    expect(a.stats).toMatchObject({ waiting: 2, refusedLate: 2, refusedFull: 0 });
+    // A place frees: the oldest takes it; the second has waited 200 ms, newcomers queue again.
+    a.leave();
+    expect(await state(oldest)).toBe(true);
+    const third = a.enter();
+    expect(await state(third)).toBe("pending");
+    expect(a.stats).toMatchObject({ waiting: 2, refusedLate: 2 });
+    a.leave();
+    a.leave();
+    expect(await state(second)).toBe(true);
+    expect(await state(third)).toBe(true);
+    expect(a.stats).toMatchObject({ active: 1, waiting: 0 });
+  });
+
+  it("wouldRefuse is a place check only: false while a place is free, whatever the queue", () => {
+    const { a } = admission(2, 0);
+    expect(a.wouldRefuse()).toBe(false);
+    a.tryEnter();
+    expect(a.wouldRefuse()).toBe(false);
+    a.tryEnter();
+    expect(a.wouldRefuse()).toBe(true);
+    expect(a.refuseNow()).toBe(true); // maxQueue 0: full
+    a.leave();
+    expect(a.wouldRefuse()).toBe(false);
+    expect(a.refuseNow()).toBe(false);
   });
 
   it("ends a wait past its bound on its own timer (real time)", async () => {

@@ -25,6 +25,7 @@ describe("overload, on a node:http server with Postgres", () => {
   let fx: ApiFixture;
   let server: http.Server;
   let port = 0;
+  let routed = 0;
   // One socket per request: the burst reaches the server at once, as from many clients.
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
@@ -35,7 +36,14 @@ describe("overload, on a node:http server with Postgres", () => {
       API_QUEUE_TIMEOUT_MS: String(QUEUE_TIMEOUT_MS),
       PUBLIC_API_PREVIEW: "changes",
     });
-    const host = createApiHost(publicApi.fetch, { compress: false });
+    // npm start's host (lib/server/bundle-entry.ts), counting the requests that reach the router.
+    const host = createApiHost(
+      (request) => {
+        routed++;
+        return publicApi.fetch(request);
+      },
+      { compress: false, refusesNow: publicApi.refusesNow },
+    );
     server = http.createServer((req, res) => host(req, res, req.url!));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
@@ -172,6 +180,74 @@ describe("overload, on a node:http server with Postgres", () => {
     expect(a.ms).toBeGreaterThanOrEqual(QUEUE_TIMEOUT_MS - 50);
     expect(a.ms).toBeLessThan(2000);
     expect(admission.stats).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it("refused on arrival by the host (queue full): the same 503 at once, nothing queued; the document and a 404 still answered", async () => {
+    const admission = fx.runtime.admission;
+    admission.tryEnter();
+    admission.tryEnter();
+    const before = admission.stats;
+    let queued: Promise<Answer>[] = [];
+    try {
+      // Four wait (the queue's bound), through the router.
+      queued = Array.from({ length: 4 }, (_, i) => get(`/public/v1/families?page=${i + 1}`));
+      await until(() => admission.stats.waiting === 4, "four requests to queue");
+      const routedBefore = routed;
+      // The fifth is refused by the host before any Web Request is built: at once, the contract's 503.
+      const refused = await get("/public/v1/products");
+      expectShed(refused);
+      expect(refused.ms).toBeLessThan(200);
+      const head = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http
+          .request({ host: "127.0.0.1", port, path: "/public/v1/products", method: "HEAD", agent }, resolve)
+          .on("error", reject)
+          .end(),
+      );
+      expect(head.statusCode).toBe(503);
+      expect(head.headers["retry-after"]).toBe("5");
+      expect(head.headers["x-content-type-options"]).toBe("nosniff");
+      expect(admission.stats).toMatchObject({ waiting: 4, refusedFull: before.refusedFull + 2 });
+      expect(routed).toBe(routedBefore);
+      // What takes no place is answered as usual: the OpenAPI document, a path of no operation.
+      expect((await get("/public/v1/openapi.json")).status).toBe(200);
+      expect((await get("/public/v1/nothing-here")).status).toBe(404);
+    } finally {
+      admission.leave();
+      admission.leave();
+    }
+    for (const a of await Promise.all(queued)) expect(a.status).toBe(200);
+    expect(admission.stats).toMatchObject({ active: 0, waiting: 0 });
+  });
+
+  it("the host's refusal and the router's carry the same headers and body shape", async () => {
+    const admission = fx.runtime.admission;
+    admission.tryEnter();
+    admission.tryEnter();
+    let byRouter: Answer;
+    let byHost: Answer;
+    let queued: Promise<Answer>[] = [];
+    try {
+      // An empty queue: the router waits the request out (API_QUEUE_TIMEOUT_MS), then refuses it.
+      byRouter = await get("/public/v1/categories");
+      queued = Array.from({ length: 4 }, () => get("/public/v1/categories"));
+      await until(() => admission.stats.waiting === 4, "four requests to queue");
+      byHost = await get("/public/v1/categories");
+    } finally {
+      admission.leave();
+      admission.leave();
+    }
+    await Promise.all(queued);
+    expectShed(byRouter);
+    expectShed(byHost);
+    const names = (a: Answer) =>
+      Object.keys(a.headers)
+        .filter(
+          (n) => !["date", "connection", "keep-alive", "content-length", "transfer-encoding"].includes(n),
+        )
+        .sort();
+    expect(names(byHost)).toEqual(names(byRouter));
+    for (const n of names(byHost).filter((n) => n !== "x-request-id"))
+      expect(byHost.headers[n], n).toEqual(byRouter.headers[n]);
   });
 
   it("long polls of the change feed hold no place while they wait", async () => {
