@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -28,7 +29,19 @@ export interface OpenLoopResult {
   slow: number;
   /** 503 answers without a Retry-After header. */
   noRetryAfter: number;
+  /**
+   * Where the answers slower than `slowMs` and the errors spent most of their time: waiting in the generator for a
+   * free socket (`queued`: the generator's own backlog), opening a connection (`connect`: the server's accept
+   * backlog, SYN retransmits), or between the request written and the answer's end (`server`).
+   */
+  slowWhere: Record<Phase, number>;
+  errorWhere: Record<Phase, number>;
+  /** The answers over `slowMs` and the errors by the second of the run they left in (0: the first). */
+  slowBySecond: Record<number, number>;
+  errorsBySecond: Record<number, number>;
 }
+
+export type Phase = "queued" | "connect" | "server";
 
 export async function openLoop(opts: {
   url: string;
@@ -58,11 +71,19 @@ export async function openLoop(opts: {
   let maxLag = 0;
   let slow = 0;
   let noRetryAfter = 0;
+  const slowWhere: Record<Phase, number> = { queued: 0, connect: 0, server: 0 };
+  const errorWhere: Record<Phase, number> = { queued: 0, connect: 0, server: 0 };
+  const slowBySecond: Record<number, number> = {};
+  const errorsBySecond: Record<number, number> = {};
   const slowMs = opts.slowMs ?? 2000;
   const draw = opts.mixFile
     ? mixDrawer(JSON.parse(readFileSync(opts.mixFile, "utf8")) as Mix, opts.seed ?? 1)
     : undefined;
   const start = performance.now() + 20;
+  const bump = (bySecond: Record<number, number>, departure: number) => {
+    const second = Math.floor((departure - start) / 1000);
+    bySecond[second] = (bySecond[second] ?? 0) + 1;
+  };
 
   // The request i: the URL and a key in rotation, or a draw from the mix.
   const target = (i: number) =>
@@ -72,6 +93,22 @@ export async function openLoop(opts: {
     };
   const one = (t: { path: string; authorization: string }, departure: number, retry = true): Promise<void> =>
     new Promise<void>((resolve) => {
+      // The request's phases: a socket assigned (from the agent's pool or a new one), connected, answered.
+      let assigned = NaN;
+      let connected = NaN;
+      const phase = (end: number): Phase => {
+        if (Number.isNaN(assigned)) return "queued";
+        const times = { queued: assigned - departure, connect: 0, server: end - assigned };
+        if (!Number.isNaN(connected)) {
+          times.connect = connected - assigned;
+          times.server = end - connected;
+        } else if (!req.reusedSocket) {
+          // Never connected: the whole wait was the connection's.
+          times.connect = end - assigned;
+          times.server = 0;
+        }
+        return (Object.keys(times) as Phase[]).reduce((a, b) => (times[b] > times[a] ? b : a));
+      };
       const req = http.get(
         {
           agent,
@@ -84,15 +121,24 @@ export async function openLoop(opts: {
         (res) => {
           res.on("data", () => undefined);
           res.on("end", () => {
-            const ms = performance.now() - departure;
+            const end = performance.now();
+            const ms = end - departure;
             latencies.push(ms);
-            if (ms > slowMs) slow++;
+            if (ms > slowMs) {
+              slow++;
+              slowWhere[phase(end)]++;
+              bump(slowBySecond, departure);
+            }
             if (res.statusCode === 503 && res.headers["retry-after"] === undefined) noRetryAfter++;
             statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
             resolve();
           });
         },
       );
+      req.on("socket", (socket) => {
+        assigned = performance.now();
+        if (socket.connecting) socket.once("connect", () => (connected = performance.now()));
+      });
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", (err: NodeJS.ErrnoException) => {
         // A kept-alive socket that the server closed (its keep-alive timeout) just as this request went out: the
@@ -104,6 +150,8 @@ export async function openLoop(opts: {
           return;
         }
         errors++;
+        errorWhere[phase(performance.now())]++;
+        bump(errorsBySecond, departure);
         resolve();
       });
     });
@@ -133,6 +181,10 @@ export async function openLoop(opts: {
     maxLag: round(maxLag),
     slow,
     noRetryAfter,
+    slowWhere,
+    errorWhere,
+    slowBySecond,
+    errorsBySecond,
   };
 }
 
@@ -155,6 +207,7 @@ export async function openLoopProcess(opts: Parameters<typeof openLoop>[0]): Pro
     ],
     { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
   );
+  if (process.env.BENCH_GENERATOR_NICE) os.setPriority(child.pid!, Number(process.env.BENCH_GENERATOR_NICE));
   let out = "";
   child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));

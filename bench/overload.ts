@@ -25,7 +25,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { openLoopProcess, type OpenLoopResult } from "./open-loop";
+import { openLoopProcess, type OpenLoopResult, type Phase } from "./open-loop";
 import { treeRssMb } from "./process-rss";
 import { round } from "./support";
 
@@ -62,6 +62,17 @@ const GIVEN_RATE = env.BENCH_OVERLOAD_RATE ? Number(env.BENCH_OVERLOAD_RATE) : u
 // The issue's bound on every answer.
 const SLOW_MS = 2000;
 const RSS_EVERY_MS = 250;
+
+// Counts by second as text.
+function seconds(counts: Record<number, number>): string {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? "none" : entries.map(([s, n]) => `${s}: ${n}`).join(", ");
+}
+
+// Counts by phase as text.
+function where(counts: Record<Phase, number>): string {
+  return `queued ${counts.queued}, connect ${counts.connect}, server ${counts.server}`;
+}
 
 function log(msg: string): void {
   console.log(`[bench:overload ${new Date().toISOString().slice(11, 19)}] ${msg}`);
@@ -161,7 +172,26 @@ async function overload(rate: number): Promise<OpenLoopResult & { clients: numbe
     maxLag: worst((p) => p.maxLag),
     slow: sum((p) => p.slow),
     noRetryAfter: sum((p) => p.noRetryAfter),
+    slowWhere: phases(parts.map((p) => p.slowWhere)),
+    errorWhere: phases(parts.map((p) => p.errorWhere)),
+    slowBySecond: bySecond(parts.map((p) => p.slowBySecond)),
+    errorsBySecond: bySecond(parts.map((p) => p.errorsBySecond)),
   };
+}
+
+// The generators' counts by second of the run, summed.
+function bySecond(all: Record<number, number>[]): Record<number, number> {
+  const total: Record<number, number> = {};
+  for (const one of all)
+    for (const [s, n] of Object.entries(one)) total[Number(s)] = (total[Number(s)] ?? 0) + n;
+  return total;
+}
+
+// The generators' counts by phase, summed.
+function phases(all: Record<Phase, number>[]): Record<Phase, number> {
+  const total: Record<Phase, number> = { queued: 0, connect: 0, server: 0 };
+  for (const one of all) for (const k of Object.keys(total) as Phase[]) total[k] += one[k];
+  return total;
 }
 
 async function main(): Promise<void> {
@@ -281,6 +311,13 @@ async function main(): Promise<void> {
     `| ${o.sent} | ${Object.entries(o.statuses)
       .map(([s, n]) => `${s}: ${n}`)
       .join(", ")} | ${o.errors} | ${o.p50} | ${o.p99} | ${o.max} | ${o.slow} | ${o.noRetryAfter} |`,
+    "",
+    `Where the answers over 2 s spent most of their time: ${where(o.slowWhere)}; the errors: ${where(o.errorWhere)} ` +
+      "(queued: in the generator, waiting for a free socket; connect: opening a connection; server: from the " +
+      "request written to its answer).",
+    "",
+    `The seconds of the run they left in (second: count): over 2 s ${seconds(o.slowBySecond)}; errors ` +
+      `${seconds(o.errorsBySecond)}.`,
     "",
     `Server RSS (MB): start ${during.startMb ?? "—"}, peak ${during.peakMb ?? "—"}, end ${rssEndMb ?? "—"} (bound ${RSS_BOUND_MB}).`,
     "",
