@@ -37,8 +37,8 @@ export const configSchema = z.object({
   /** Longest an exact count may run: shared by concurrent requests and remembered, it may outlast a request. */
   DB_COUNT_TIMEOUT_MS: int(100, 3_600_000).default(30_000),
   /** The public API's admission (lib/public-api/admission.ts): requests at work at once (default: 4 per pooled
-   * connection, DB_POOL_SIZE × 4), at most API_MAX_QUEUE waiting for a place, each at most API_QUEUE_TIMEOUT_MS;
-   * past either, 503 with Retry-After at once. */
+   * connection, DB_POOL_SIZE × 4), at most API_MAX_QUEUE waiting for a place, each at most API_QUEUE_TIMEOUT_MS,
+   * none let in once the oldest waiting has waited half of it; past these, 503 with Retry-After at once. */
   API_MAX_CONCURRENT: int(1, 100_000).optional(),
   API_MAX_QUEUE: int(0, 1_000_000).default(256),
   API_QUEUE_TIMEOUT_MS: int(10, 60_000).default(1000),
