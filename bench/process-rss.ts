@@ -1,8 +1,60 @@
-// The resident memory of a server under load, for the benchmarks (bench/run.ts, bench/export.ts).
+// The resident memory and CPU time of a server under load, from /proc, for the benchmarks (bench/run.ts,
+// bench/export.ts, bench/webhooks.ts).
 import { readFileSync, readdirSync } from "node:fs";
+
+// The clock ticks of /proc/<pid>/stat's times (USER_HZ: 100 on Linux).
+const TICK_MS = 10;
+
+// CPU time (ms, user and system) of a process and its descendants so far.
+export function treeCpuMs(pid: number): number {
+  return cpuMsOf(tree(pid));
+}
+
+// CPU time (ms) of every process whose command is `comm` (e.g. "postgres": the server and its backends).
+export function commandCpuMs(comm: string): number {
+  const pids: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (readFileSync(`/proc/${d}/comm`, "utf8").trim() === comm) pids.push(Number(d));
+    } catch {
+      // exited
+    }
+  }
+  return cpuMsOf(pids);
+}
+
+function cpuMsOf(pids: Iterable<number>): number {
+  let ticks = 0;
+  for (const p of pids) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime: fields 14 and 15 of stat(5), 12 and 13 after the command.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks * TICK_MS;
+}
 
 // Resident memory (MB) of a process and its descendants, from /proc.
 export function treeRssMb(pid: number): number {
+  let kb = 0;
+  for (const p of tree(pid)) {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"));
+      kb += Number(m?.[1] ?? 0);
+    } catch {
+      // exited
+    }
+  }
+  return Math.round(kb / 1024);
+}
+
+// A process and its descendants.
+function tree(pid: number): Set<number> {
   const parents = new Map<number, number>();
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
@@ -25,14 +77,5 @@ export function treeRssMb(pid: number): number {
       }
     }
   }
-  let kb = 0;
-  for (const p of tree) {
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"));
-      kb += Number(m?.[1] ?? 0);
-    } catch {
-      // exited
-    }
-  }
-  return Math.round(kb / 1024);
+  return tree;
 }

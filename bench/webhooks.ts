@@ -17,7 +17,8 @@
 //
 // Environment: DATABASE_URL (optional), BENCH_CHANGES (500), BENCH_RATE (50), BENCH_BACKLOG (5000),
 // BENCH_CONCURRENCY (workers, 4) and BENCH_BATCH (attempts per worker at once, 8): the engine's defaults,
-// BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15).
+// BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15), BENCH_PAGE_CONNECTIONS (10; 0: no page-1
+// load, what the deliveries alone cost), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres').
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -35,6 +36,7 @@ import { VersionReads } from "@/lib/catalog/version-reads";
 import { loadConfig } from "@/lib/config";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 import { createEndpoint, endpointInputSchema } from "@/lib/webhooks/endpoints";
+import { commandCpuMs, treeCpuMs } from "./process-rss";
 import { percentile, round } from "./support";
 
 const env = process.env;
@@ -46,6 +48,8 @@ const BACKLOG = Number(env.BENCH_BACKLOG ?? 5000);
 const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 4);
 const BATCH = Number(env.BENCH_BATCH ?? 8);
 const PAGE_SECONDS = Number(env.BENCH_PAGE_SECONDS ?? 15);
+const PAGE_CONNECTIONS = Number(env.BENCH_PAGE_CONNECTIONS ?? 10);
+const SERVER_PID = env.BENCH_SERVER_PID ? Number(env.BENCH_SERVER_PID) : undefined;
 // The measures to take (BENCH_PARTS, e.g. "a,b"): (a) and (b) by default, (c) alone with BENCH_URL and BENCH_KEY (a
 // server on the same database runs an engine of its own, which would take a share of (a)'s and (b)'s deliveries).
 const PARTS = new Set(
@@ -241,6 +245,9 @@ interface PageOneBlock {
   non2xx: number;
   changes: number;
   delivered: number;
+  /** CPU used a second during the block (ms/s): the server's process (BENCH_SERVER_PID), every Postgres process. */
+  serverCpu?: number;
+  postgresCpu?: number;
 }
 interface PageOneResult {
   url: string;
@@ -250,6 +257,23 @@ interface PageOneResult {
   offRps: number;
   onRps: number;
   change: string;
+}
+
+// CPU time so far (ms): the server's (BENCH_SERVER_PID) and Postgres'.
+function cpuNow(): { server?: number; postgres: number } {
+  return { server: SERVER_PID ? treeCpuMs(SERVER_PID) : undefined, postgres: commandCpuMs("postgres") };
+}
+function cpuPerSecond(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>, ms: number) {
+  return {
+    serverCpu: a.server === undefined ? undefined : Math.round(((b.server! - a.server) * 1000) / ms),
+    postgresCpu: Math.round(((b.postgres - a.postgres) * 1000) / ms),
+  };
+}
+
+// A block without page-1 load (BENCH_PAGE_CONNECTIONS=0: what the deliveries alone cost).
+async function idle(seconds: number) {
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  return { requests: { average: 0 }, latency: { p50: 0, p99: 0 }, non2xx: 0, errors: 0 };
 }
 
 // (c): blocks off, on, on, off of page-1 load on the server while the scratch organization changes at RATE/s; "on"
@@ -290,7 +314,13 @@ async function pageOneWhileDelivering(
     })();
     // The writer's first second before the load: the deliveries (if any) are flowing when it starts.
     await new Promise((r) => setTimeout(r, 1000));
-    const r = await autocannon({ url, headers, connections: 10, duration: PAGE_SECONDS });
+    const cpuBefore = cpuNow();
+    const t0 = performance.now();
+    const r =
+      PAGE_CONNECTIONS > 0
+        ? await autocannon({ url, headers, connections: PAGE_CONNECTIONS, duration: PAGE_SECONDS })
+        : await idle(PAGE_SECONDS);
+    const cpu = cpuPerSecond(cpuBefore, cpuNow(), performance.now() - t0);
     writing = false;
     await writer;
     await new Promise((r) => setTimeout(r, 2000));
@@ -302,6 +332,7 @@ async function pageOneWhileDelivering(
       non2xx: r.non2xx + r.errors,
       changes,
       delivered: received() - before,
+      ...cpu,
     };
     log(`page 1 block: ${JSON.stringify(block)}`);
     blocks.push(block);
@@ -328,11 +359,11 @@ function pageOneMarkdown(p: PageOneResult): string[] {
   return [
     `Page 1 of products on the server (${p.url}, 10 connections, ${p.seconds} s a block) while another organization changes at ${p.rate}/s, without and with its changes delivered by the server's engine (blocks off, on, on, off): ${p.offRps} req/s without, ${p.onRps} req/s with (${p.change}).`,
     "",
-    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|",
+    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | server CPU ms/s | Postgres CPU ms/s |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...p.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} |`,
+        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} |`,
     ),
     "",
   ];
