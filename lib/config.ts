@@ -88,6 +88,14 @@ export const configSchema = z.object({
   /** Webhooks (preview `webhooks`): true lets an endpoint be http:// and on a private or loopback address (tests,
    * local development); false: https only, public addresses only, checked at registration and at each connection. */
   WEBHOOKS_ALLOW_PRIVATE_URLS: bool.default(false),
+  /** Which process dispatches the feed's events and POSTs them (preview `webhooks`): `worker`, npm start on Postgres
+   * runs a delivery worker process beside the server (lib/server/webhooks-worker.ts), so that deliveries never take
+   * the API's event loop, and the server only queues (redeliveries, replays); anywhere else (next start, the
+   * embedded PGlite, a test's runtime) as `inline`: the process holding the runtime delivers. `elsewhere`: this
+   * process only queues, another delivers (npm start's worker, or `npm run webhooks:worker`). */
+  WEBHOOKS_DELIVERY: z
+    .enum(["worker", "inline", "elsewhere"], { error: "expected worker, inline or elsewhere" })
+    .default("worker"),
   AUTH_SECRET: z.string().min(32, { error: "expected at least 32 characters" }).optional(),
   /** OpenID Connect sign-in for the console: issuer, client id and secret go together (all three or none). */
   AUTH_OIDC_ISSUER: httpUrl.optional(),

@@ -140,7 +140,7 @@ export function createRuntime(
           retention.start();
           if (usage || requestLog) usageRetention.start();
           if (previewOn("export", config) || previewOn("changes", config)) documents.start();
-          if (previewOn("webhooks", config))
+          if (previewOn("webhooks", config) && webhooks.opts.work)
             webhooks.start().then(
               () =>
                 console.log(
@@ -174,7 +174,11 @@ export function createRuntime(
   const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
   const keyCache = new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES);
   const keyBroadcast = new KeyBroadcast(keyCache);
-  const webhooks = new WebhookEngine({ config, db, catalog: () => ctx() }, opts.webhooks);
+  // Delivering here unless another process does (WEBHOOKS_DELIVERY=elsewhere: npm start's worker process).
+  const webhooks = new WebhookEngine(
+    { config, db, catalog: () => ctx() },
+    { work: config.WEBHOOKS_DELIVERY !== "elsewhere", ...opts.webhooks },
+  );
   // Background writes get the background bound, not a request's (a flush of a large batch may take longer).
   const background = async () => (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS);
   const usage = config.USAGE_ENABLED

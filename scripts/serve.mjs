@@ -10,6 +10,7 @@
 // of the two paths).
 // Started by scripts/start.ts after the database is ready; PORT, TRUST_PROXY and PCA_FAST_PATH come from the
 // environment.
+import { fork } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -21,8 +22,43 @@ const hostname = process.env.HOSTNAME || "0.0.0.0";
 const trustProxy = /^(true|1|yes|on)$/i.test(process.env.TRUST_PROXY ?? "");
 const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 
-const { BASELINE_SECURITY_HEADERS, connectRefusal, dropRouterVary, frontDoor, parserRefusal, publicApiHost } =
-  await import(pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href);
+const {
+  BASELINE_SECURITY_HEADERS,
+  connectRefusal,
+  dropRouterVary,
+  frontDoor,
+  parserRefusal,
+  publicApiHost,
+  webhooksWorkerWanted,
+} = await import(pathToFileURL(path.join(dir, ".next", "server-bundle", "server.mjs")).href);
+
+// The webhooks' delivery worker (lib/server/webhooks-worker.ts) in a process of its own when wanted (the `webhooks`
+// preview on, Postgres, WEBHOOKS_DELIVERY=worker): this server then only queues. Decided before Next.js starts (its
+// start-up hook builds the runtime from the environment). A worker that ends unexpectedly is started again, after 1 s
+// doubling up to 30 s while it keeps ending within a minute; it is stopped with the server.
+let worker;
+let workerFailures = 0;
+let stopping = false;
+function startWorker() {
+  const started = Date.now();
+  worker = fork(path.join(dir, ".next", "server-bundle", "webhooks-worker.mjs"), [], {
+    env: { ...process.env, WEBHOOKS_DELIVERY: "inline" },
+  });
+  worker.on("exit", (code, signal) => {
+    worker = undefined;
+    if (stopping) return;
+    workerFailures = Date.now() - started > 60_000 ? 1 : workerFailures + 1;
+    const delay = Math.min(30_000, 1000 * 2 ** (workerFailures - 1));
+    console.error(
+      `webhooks: the worker process ended (${signal ?? `code ${code}`}); again in ${delay / 1000} s`,
+    );
+    setTimeout(() => stopping || startWorker(), delay).unref();
+  });
+}
+if (webhooksWorkerWanted(process.env)) {
+  process.env.WEBHOOKS_DELIVERY = "elsewhere";
+  startWorker();
+}
 const app = next({ dev: false, dir, port, hostname: "localhost" });
 await app.prepare();
 const handle = app.getRequestHandler();
@@ -106,13 +142,18 @@ server.listen(port, hostname, () => console.log(`▲ Next.js serving on http://$
 
 // On exit the process's runtime (lib/runtime.ts, on globalThis) is closed, at most 5 s: usage and the request log
 // hold up to USAGE_FLUSH_MS of requests in memory, written by its close.
-const stop = () =>
+// The worker is asked to stop at the same time (its attempts under way finish) and waited for within the same 5 s.
+const stop = () => {
+  stopping = true;
+  const workerGone = worker ? new Promise((resolve) => worker.once("exit", resolve)) : undefined;
+  worker?.kill("SIGTERM");
   server.close(() => {
     const rt = globalThis[Symbol.for("public-catalog-api.runtime")];
     const wait = new Promise((resolve) => setTimeout(resolve, 5000).unref());
-    Promise.race([rt?.close(), wait])
+    Promise.race([Promise.all([rt?.close(), workerGone]), wait])
       .catch(() => undefined)
       .finally(() => process.exit(0));
   });
+};
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);

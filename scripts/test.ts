@@ -137,8 +137,9 @@ async function main() {
   let pgPort = 0;
   let redisPort = 0;
 
-  // Only the unit suites use TEST_DATABASE_URL and TEST_REDIS_URL (the e2e server runs on embedded PGlite).
-  if (want("unit") && (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL)) {
+  // The unit suites use TEST_DATABASE_URL and TEST_REDIS_URL; the e2e servers run on embedded PGlite, but one spec
+  // starts npm start on Postgres (tests/e2e/webhooks-worker.spec.ts: its webhooks' worker process).
+  if ((want("unit") || want("e2e")) && (!env.TEST_DATABASE_URL || !env.TEST_REDIS_URL)) {
     // A folder of its own, not inside `work`: mkdtemp makes folders 0700, and as root the Postgres server runs as
     // the postgres user (scripts/services.sh), which must reach its data folder.
     servicesDir = mkdtempSync(path.join(os.tmpdir(), "pca-services-"));
@@ -164,7 +165,7 @@ async function main() {
       if (m) env[m[1]!] ??= m[2];
     }
   }
-  if (want("unit"))
+  if (want("unit") || want("e2e"))
     console.log(`TEST_DATABASE_URL=${env.TEST_DATABASE_URL}\nTEST_REDIS_URL=${env.TEST_REDIS_URL}`);
 
   const results: [string, number][] = [];

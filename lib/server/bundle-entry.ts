@@ -3,6 +3,8 @@
 // public API's router hosted on node:http.
 // The router's state lives in the runtime on globalThis (lib/runtime.ts), so the API served from this module and
 // the console served by Next.js' copy of the same sources share one key cache, page cache and limiter.
+import { loadConfig } from "@/lib/config";
+import { previewOn } from "@/lib/preview";
 import { publicApi } from "@/lib/public-api/router";
 import { createApiHost, type ApiHost } from "./api-host";
 
@@ -17,4 +19,19 @@ export function publicApiHost(): ApiHost {
     compress: true,
     refusesNow: (method, pathname) => publicApi.refusesNow(method, pathname),
   });
+}
+
+// Whether npm start runs the webhooks' delivery worker (lib/server/webhooks-worker.ts) in a process of its own beside
+// the server: the `webhooks` preview on, the API on Postgres, WEBHOOKS_DELIVERY=worker (the default). The server then
+// runs with WEBHOOKS_DELIVERY=elsewhere. A configuration that does not load is the server's to report: no worker.
+export function webhooksWorkerWanted(env: NodeJS.ProcessEnv): boolean {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch {
+    return false;
+  }
+  return (
+    previewOn("webhooks", config) && config.dbDriver !== "pglite" && config.WEBHOOKS_DELIVERY === "worker"
+  );
 }

@@ -285,7 +285,9 @@ export class WebhookEngine {
   // server's CPU for the deliveries 47 ms/s and Postgres' 20 ms/s, against 80 and 85 at 100 ms; commit to delivery
   // p50 268 ms, p99 500 ms (59 and 109 ms at 100 ms; the target is 1 s and 3 s).
   wake(): void {
-    if (this.stopped) return;
+    // An instance that only queues (work: false) leaves the dispatch to the one that delivers (its timer reads the
+    // endpoints every dispatchIntervalMs: a replay is dispatched within that).
+    if (this.stopped || !this.opts.work) return;
     if (this.dispatching) {
       this.again = true;
       return;

@@ -8,6 +8,8 @@ import { build, type Plugin } from "esbuild";
 // files and the console; the state both use lives in the runtime on globalThis (lib/runtime.ts), one per process.
 export const SERVER_MODULES = [
   { entry: "lib/server/bundle-entry.ts", out: ".next/server-bundle/server.mjs" },
+  // The webhooks' delivery worker, a process of its own (npm start forks it; `npm run webhooks:worker`).
+  { entry: "lib/server/webhooks-worker.ts", out: ".next/server-bundle/webhooks-worker.mjs" },
 ] as const;
 
 // `import "server-only"` (a guard against client bundles, which throws outside React's server condition) becomes
