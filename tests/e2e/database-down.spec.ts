@@ -1,62 +1,33 @@
 // The portal of a server whose Postgres cannot be reached: a second production server (scripts/serve.mjs, on the
 // build the webServer made) with DATABASE_URL on a closed port. The changelog and its feeds answer 503 with
 // Retry-After (a readable page, the API's error shape); the pages that need no database still answer 200.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { generateApiKey } from "@/lib/keys/format";
 import { freePort } from "../support/ports";
-import { collectServerLog } from "../support/server-log";
+import { startSecondServer, type SecondServer } from "./support/second-server";
 
-let server: ChildProcess | undefined;
+let server: SecondServer | undefined;
 let dataDir: string;
 let base = "";
-let output = "";
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
-  const [port, closed] = [await freePort(), await freePort()];
-  base = `http://127.0.0.1:${port}`;
+  const closed = await freePort();
   dataDir = mkdtempSync(path.join(os.tmpdir(), "pca-e2e-dbdown-"));
-  server = spawn(process.execPath, [path.resolve("scripts/serve.mjs")], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOSTNAME: "127.0.0.1",
-      PUBLIC_BASE_URL: base,
-      DATA_DIR: dataDir,
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  server = await startSecondServer({
+    label: "database-down",
+    env: { DATA_DIR: dataDir, DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/postgres` },
   });
-  collectServerLog(server, "database-down");
-  server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  // The OpenAPI document needs no database: it answers once the server listens.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${output}`);
-    const ok = await fetch(`${base}/public/v1/openapi.json`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`the server did not answer within 60 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  base = server.base;
 });
 
 test.afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -2,16 +2,14 @@
 // paths, request targets, methods and headers that Next.js alone answers with a 500, a redirect, an HTML page
 // without its security headers, or a query it re-serialised. The request-target checks run on both paths of
 // /public/v1: the fast path (the webServer) and Next.js (a second `npm start` with PCA_FAST_PATH=off).
-import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { freePort } from "../support/ports";
-import { collectServerLog } from "../support/server-log";
 import { bodyText, rawExchange, type RawExchange } from "./support/raw-socket";
+import { startSecondServer, type SecondServer } from "./support/second-server";
 import { signInRequest } from "./support/sign-in";
 
 const port = Number(process.env.PCA_E2E_PORT);
@@ -130,7 +128,7 @@ test("the API ignores the framework's router headers: RSC: 1 gets a normal answe
 });
 
 test.describe("the demo key", () => {
-  let server: ChildProcess | undefined;
+  let server: SecondServer | undefined;
   let proxied = 0;
   test.beforeAll(async () => {
     // A second production server on the same build, behind a "proxy" (TRUST_PROXY=true), so that the test can
@@ -140,33 +138,14 @@ test.describe("the demo key", () => {
       path.join(process.env.PCA_E2E_DATA_DIR!, "demo-keys.json"),
       path.join(dataDir, "demo-keys.json"),
     );
-    proxied = await freePort();
-    server = spawn(process.execPath, ["scripts/serve.mjs"], {
-      env: {
-        ...process.env,
-        PORT: String(proxied),
-        DATA_DIR: dataDir,
-        TRUST_PROXY: "true",
-        NODE_ENV: "production",
-        HOSTNAME: "127.0.0.1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    server = await startSecondServer({
+      label: "front-door proxied",
+      env: { DATA_DIR: dataDir, TRUST_PROXY: "true" },
     });
-    collectServerLog(server, "front-door proxied");
-    for (let i = 0; i < 120; i++) {
-      if (
-        await raw("GET", "/public/v1/openapi.json", {}, proxied).then(
-          (r) => r.status === 200,
-          () => false,
-        )
-      )
-        return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error("second server did not start");
+    proxied = server.port;
   });
-  test.afterAll(() => {
-    server?.kill("SIGTERM");
+  test.afterAll(async () => {
+    await server?.stop();
   });
 
   test("is in the reference page for a browser on this machine, never for another address", async () => {
@@ -196,47 +175,18 @@ const ROUTER_VARY = /\b(rsc|next-router-[a-z-]+|next-url)\b/i;
 // through Next.js, for the checks that must hold on both paths.
 async function startFastPathOff(): Promise<{ port: number; key: string; stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "pca-e2e-fast-path-off-"));
-  const offPort = await freePort();
-  let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    env: {
-      ...process.env,
-      PORT: String(offPort),
-      DATA_DIR: dataDir,
-      HOSTNAME: "127.0.0.1",
-      NODE_ENV: "production",
-      PUBLIC_BASE_URL: `http://127.0.0.1:${offPort}`,
-      PCA_FAST_PATH: "off",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const server = await startSecondServer({
+    label: "front-door fast-path-off",
+    script: "start",
+    env: { DATA_DIR: dataDir, PCA_FAST_PATH: "off" },
+    // Migrations and the demo seed first: over a minute on a loaded machine.
+    timeoutMs: 240_000,
   });
-  collectServerLog(child, "front-door fast-path-off");
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+  expect(server.output()).toContain("/public/v1 through Next.js (PCA_FAST_PATH=off)");
+  const keys = JSON.parse(readFileSync(path.join(dataDir, "demo-keys.json"), "utf8")) as {
+    keys: { org: string; key: string }[];
   };
-  // Migrations and the demo seed first: over a minute on a loaded machine.
-  for (let i = 0; i < 960; i++) {
-    if (child.exitCode !== null) throw new Error(`PCA_FAST_PATH=off server exited:\n${output}`);
-    const up = await raw("GET", "/public/v1/openapi.json", {}, offPort).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (up) {
-      expect(output).toContain("/public/v1 through Next.js (PCA_FAST_PATH=off)");
-      const keys = JSON.parse(readFileSync(path.join(dataDir, "demo-keys.json"), "utf8")) as {
-        keys: { org: string; key: string }[];
-      };
-      return { port: offPort, key: keys.keys.find((k) => k.org === "acme")!.key, stop };
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  await stop();
-  throw new Error(`PCA_FAST_PATH=off server did not start:\n${output}`);
+  return { port: server.port, key: keys.keys.find((k) => k.org === "acme")!.key, stop: server.stop };
 }
 
 for (const which of ["fast path", "PCA_FAST_PATH=off"] as const) {

@@ -3,34 +3,31 @@
 // the build the webServer made and a database of its own on the test Postgres. A change is delivered to a real
 // receiver on loopback; the worker killed (SIGKILL) is started again and the next change delivered; the server
 // stopped (SIGTERM) stops its worker. The worker's own entry alone: tests/webhooks/worker-entry.test.ts.
-import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { newWebhookSecret } from "@/lib/webhooks/signing";
-import { freePort } from "../support/ports";
 import { createTestDatabase } from "../support/servers";
-import { collectServerLog } from "../support/server-log";
+import { startSecondServer, type SecondServer } from "./support/second-server";
 
 // Skipped without a Postgres server to run on (TEST_DATABASE_URL): npm test and CI always start one.
 test.skip(!process.env.TEST_DATABASE_URL, "needs TEST_DATABASE_URL (a Postgres server)");
 test.describe.configure({ mode: "serial" });
 
-let server: ChildProcess | undefined;
+let server: SecondServer | undefined;
 let database: { url: string; drop: () => Promise<void> } | undefined;
 let db: Database | undefined;
 let receiver: http.Server | undefined;
 // The bodies the receiver got.
 const got: string[] = [];
-let output = "";
+const output = () => server?.output() ?? "";
 const orgId = `org_e2e_worker_${Date.now()}`;
 
 // The worker's pids the server's log announced, in order.
 const workerPids = () =>
-  [...output.matchAll(/delivering in a worker process \(pid (\d+)/g)].map((m) => Number(m[1]));
+  [...output().matchAll(/delivering in a worker process \(pid (\d+)/g)].map((m) => Number(m[1]));
 
 const alive = (pid: number) => {
   try {
@@ -44,7 +41,7 @@ const alive = (pid: number) => {
 async function waitFor(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${output}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -87,38 +84,21 @@ test.beforeAll(async () => {
     `insert into webhook_secrets (id, endpoint_id, secret) values ('whs_e2e_worker', 'whe_e2e_worker', $1)`,
     [newWebhookSecret()],
   );
-  const port = await freePort();
-  server = spawn(process.execPath, [path.resolve("scripts/serve.mjs")], {
+  server = await startSecondServer({
+    label: "webhooks-worker",
     env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOSTNAME: "127.0.0.1",
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       DATABASE_URL: database.url,
       PUBLIC_API_PREVIEW: "webhooks",
       WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
       AUTH_SECRET: "e2e-webhooks-worker-secret-0123456789abcdef",
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    ready: (s) => /delivering in a worker process/.test(s.output()),
+    timeoutMs: 90_000,
   });
-  collectServerLog(server, "webhooks-worker");
-  server.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  server.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const deadline = Date.now() + 90_000;
-  while (workerPids().length === 0) {
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}):\n${output}`);
-    if (Date.now() > deadline) throw new Error(`no worker process within 90 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 });
 
 test.afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once("exit", r));
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await server?.stop();
   await new Promise((r) => (receiver ? receiver.close(r) : r(undefined)));
   await db?.close();
   await database?.drop();
@@ -129,13 +109,13 @@ test("the server's worker process delivers a change; killed, it is started again
   const [first] = workerPids();
   expect(alive(first!)).toBe(true);
   // The server itself does not deliver: its log names the worker's engine, never its own.
-  expect(output).not.toMatch(/webhooks: delivering \(pg-boss/);
+  expect(output()).not.toMatch(/webhooks: delivering \(pg-boss/);
   const one = await change("one");
   await waitFor(() => got.some((b) => b.includes(one)), "the first delivery", 20_000);
 
   process.kill(first!, "SIGKILL");
   await waitFor(() => workerPids().length === 2, "a new worker process", 30_000);
-  expect(output).toMatch(/the worker process ended \(SIGKILL\); again in 1 s/);
+  expect(output()).toMatch(/the worker process ended \(SIGKILL\); again in 1 s/);
   const second = workerPids()[1]!;
   expect(second).not.toBe(first);
   const two = await change("two");
@@ -146,8 +126,6 @@ test("the server stopped stops its worker", async () => {
   test.setTimeout(30_000);
   const worker = workerPids().at(-1)!;
   expect(alive(worker)).toBe(true);
-  const exited = new Promise((r) => server!.once("exit", r));
-  server!.kill("SIGTERM");
-  await exited;
+  await server!.stop();
   await waitFor(() => !alive(worker), "the worker to end", 10_000);
 });
