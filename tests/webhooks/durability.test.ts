@@ -1,7 +1,7 @@
 // Webhooks survive what a deployment does to them (issue 25), on the Postgres server: a worker process killed with
 // SIGKILL in the middle of a POST loses nothing (the attempt it held expires and another worker takes it), and two
 // instances on one database never send the same attempt at the same time (pg-boss fetches with SKIP LOCKED).
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookEngine } from "@/lib/webhooks/engine";
 import {
@@ -9,6 +9,7 @@ import {
   engineOn,
   openHookDb,
   registerEndpoint,
+  runScript,
   startReceiver,
   waitFor,
   type HookDb,
@@ -52,18 +53,13 @@ describe("webhooks durability on pg", () => {
       res.end("ok");
     };
     const ep = await registerEndpoint(h, r.url);
-    child = spawn(
-      process.execPath,
-      ["--import", "tsx", "--conditions=react-server", "tests/webhooks/worker-process.ts"],
-      {
-        env: { ...process.env, DATABASE_URL: h.url! },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
+    const worker = runScript(
+      "tests/webhooks/worker-process.ts",
+      { ...process.env, DATABASE_URL: h.url! },
+      /ready/,
     );
-    await new Promise<void>((resolve, reject) => {
-      child!.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
-      child!.on("exit", (code) => reject(new Error(`worker exited ${code}`)));
-    });
+    child = worker.child;
+    await worker.ready;
     await addCategories(h, 5, "k");
     await waitFor(() => first !== undefined, "the first POST", 30_000);
     child.kill("SIGKILL");

@@ -1,5 +1,6 @@
 // What the webhooks' tests share: an empty migrated database with one organization (PGlite in memory or a database
 // of its own on the test server), catalog changes made with plain SQL, a real HTTP receiver on loopback, an engine.
+import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
@@ -203,4 +204,26 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+// A TypeScript file of ours in a process of its own (tsx, React's server condition as the app has it), with `env`:
+// `ready` resolves once its output (stdout and stderr) matches `until`, and rejects if it ends first; without `until`,
+// it resolves when the process ends. `exited`: its exit code.
+export function runScript(file: string, env: NodeJS.ProcessEnv, until?: RegExp) {
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=react-server", file], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    const seen = (d: Buffer) => {
+      output += d.toString();
+      if (until?.test(output)) resolve();
+    };
+    child.stdout.on("data", seen);
+    child.stderr.on("data", seen);
+    void exited.then(() => (until ? reject(new Error(`${file} ended:\n${output}`)) : resolve()));
+  });
+  return { child, ready, exited, output: () => output };
 }

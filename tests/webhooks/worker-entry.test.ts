@@ -2,7 +2,6 @@
 // Postgres database with the preview on it delivers a change to a real receiver on loopback, and stops cleanly on
 // SIGTERM; it refuses to start on the embedded PGlite (the server's own) and with the preview off. That npm start forks
 // it, restarts it and stops it with the server: tests/e2e/webhooks-worker.spec.ts.
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +10,7 @@ import {
   addCategories,
   openHookDb,
   registerEndpoint,
+  runScript,
   startReceiver,
   waitFor,
   type HookDb,
@@ -20,29 +20,13 @@ import {
 // Skipped without a Postgres server to run on (TEST_DATABASE_URL): npm test and CI always start one.
 const hasPg = Boolean(process.env.TEST_DATABASE_URL);
 
-// Runs the worker's entry with `env`; resolves with its output once it printed `until` (or ended), and a way to end it.
-function runWorker(env: Record<string, string>, until?: RegExp) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=react-server", "lib/server/webhooks-worker.ts"],
-    {
-      env: { PATH: process.env.PATH!, NODE_ENV: "production", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+// The worker's entry with `env` alone (no variable of this process's but PATH).
+const runWorker = (env: Record<string, string>, until?: RegExp) =>
+  runScript(
+    "lib/server/webhooks-worker.ts",
+    { PATH: process.env.PATH!, NODE_ENV: "production", ...env },
+    until,
   );
-  let output = "";
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const ready = new Promise<void>((resolve, reject) => {
-    const seen = (d: Buffer) => {
-      output += d.toString();
-      if (until?.test(output)) resolve();
-    };
-    child.stdout.on("data", seen);
-    child.stderr.on("data", seen);
-    void exited.then(() => (until ? reject(new Error(`the worker ended:\n${output}`)) : resolve()));
-  });
-  return { child, ready, exited, output: () => output };
-}
 
 describe.skipIf(!hasPg)("the webhooks' delivery worker process", () => {
   let h: HookDb;
