@@ -17,8 +17,9 @@
 //
 // Environment: DATABASE_URL (optional), BENCH_CHANGES (500), BENCH_RATE (50), BENCH_BACKLOG (5000),
 // BENCH_CONCURRENCY (workers, 4) and BENCH_BATCH (attempts per worker at once, 8): the engine's defaults,
-// BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15), BENCH_PAGE_CONNECTIONS (10; 0: no page-1
-// load, what the deliveries alone cost), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres').
+// BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15), BENCH_PAGE_CONNECTIONS (10; 0: no
+// page-1 load, what the deliveries alone cost), BENCH_ROUNDS (1: rounds of the blocks off, on, on, off; the median of
+// the rounds' changes is reported), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres').
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -49,6 +50,7 @@ const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 4);
 const BATCH = Number(env.BENCH_BATCH ?? 8);
 const PAGE_SECONDS = Number(env.BENCH_PAGE_SECONDS ?? 15);
 const PAGE_CONNECTIONS = Number(env.BENCH_PAGE_CONNECTIONS ?? 10);
+const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 1));
 const SERVER_PID = env.BENCH_SERVER_PID ? Number(env.BENCH_SERVER_PID) : undefined;
 // The measures to take (BENCH_PARTS, e.g. "a,b"): (a) and (b) by default, (c) alone with BENCH_URL and BENCH_KEY (a
 // server on the same database runs an engine of its own, which would take a share of (a)'s and (b)'s deliveries).
@@ -254,6 +256,9 @@ interface PageOneResult {
   rate: number;
   seconds: number;
   blocks: PageOneBlock[];
+  /** Each round's change of page 1 with the deliveries (%), and their median. */
+  rounds: number[];
+  median: string;
   offRps: number;
   onRps: number;
   change: string;
@@ -292,7 +297,8 @@ async function pageOneWhileDelivering(
   // Warm-up: the server's first seconds (its caches, the optimizer) weigh on no block.
   await autocannon({ url, headers, connections: 10, duration: 5 });
   const blocks: PageOneBlock[] = [];
-  for (const deliveries of [false, true, true, false]) {
+  const order = Array.from({ length: ROUNDS }, () => [false, true, true, false]).flat();
+  for (const deliveries of order) {
     await db.query(
       `update webhook_endpoints
           set enabled = $2, position = coalesce((select head from catalog_change_heads where org_id = $3), 0)
@@ -344,10 +350,18 @@ async function pageOneWhileDelivering(
   };
   const offRps = mean(false);
   const onRps = mean(true);
+  // Each round's change (its blocks off, on, on, off: the machine's drift weighs on both), and their median.
+  const rounds = Array.from({ length: ROUNDS }, (_, i) => {
+    const [a, b, c, d] = blocks.slice(i * 4, i * 4 + 4).map((x) => x.rps);
+    return round((100 * ((b! + c!) / 2 - (a! + d!) / 2)) / ((a! + d!) / 2), 1);
+  });
+  const median = [...rounds].sort((x, y) => x - y)[Math.floor(rounds.length / 2)]!;
   return {
     url,
     rate: RATE,
     seconds: PAGE_SECONDS,
+    rounds,
+    median: `${median}%`,
     blocks,
     offRps,
     onRps,
@@ -357,7 +371,7 @@ async function pageOneWhileDelivering(
 
 function pageOneMarkdown(p: PageOneResult): string[] {
   return [
-    `Page 1 of products on the server (${p.url}, 10 connections, ${p.seconds} s a block) while another organization changes at ${p.rate}/s, without and with its changes delivered by the server's engine (blocks off, on, on, off): ${p.offRps} req/s without, ${p.onRps} req/s with (${p.change}).`,
+    `Page 1 of products on the server (${p.url}, 10 connections, ${p.seconds} s a block) while another organization changes at ${p.rate}/s, without and with its changes delivered by the server's engine (blocks off, on, on, off, ${p.rounds.length} round(s)): ${p.offRps} req/s without, ${p.onRps} req/s with (${p.change}); each round ${p.rounds.map((r) => `${r}%`).join(", ")}, median ${p.median}.`,
     "",
     "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | server CPU ms/s | Postgres CPU ms/s |",
     "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
