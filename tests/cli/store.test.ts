@@ -369,6 +369,9 @@ describe("start script helpers", () => {
       expect(buildReason(root)).toBe(".next/server-bundle/server.mjs is missing");
       mkdirSync(path.join(root, ".next", "server-bundle"));
       writeFileSync(path.join(root, ".next", "server-bundle", "server.mjs"), "");
+      // Each of them: the webhooks' worker too.
+      expect(buildReason(root)).toBe(".next/server-bundle/webhooks-worker.mjs is missing");
+      writeFileSync(path.join(root, ".next", "server-bundle", "webhooks-worker.mjs"), "");
       expect(buildReason(root)).toBeNull();
       utimesSync(path.join(root, "app", "deep", "page.tsx"), t + 5, t + 5);
       expect(buildReason(root)).toBe(`${path.join("app", "deep", "page.tsx")} changed after the last build`);
