@@ -27,7 +27,19 @@ export function Dialog(props: {
     }
   }, [open]);
   return (
-    <dialog ref={ref} className="key-dialog" aria-labelledby={titleId} onClose={props.onClose}>
+    <dialog
+      ref={ref}
+      className="key-dialog"
+      aria-labelledby={titleId}
+      // Escape: the state closes the dialog, not the browser alone. Closed natively, the dialog was hidden before its
+      // close event reached the state, and a click on the button that opens it in between (keyboard users are that
+      // quick: console.spec's keyboard test, CI 08:45) set an open state that the close event then undid.
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onClose();
+      }}
+      onClose={props.onClose}
+    >
       {open ? (
         <>
           <h2 id={titleId}>{props.title}</h2>
