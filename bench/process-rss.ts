@@ -10,18 +10,27 @@ export function treeCpuMs(pid: number): number {
   return cpuMsOf(tree(pid));
 }
 
-// CPU time (ms) of every process whose command is `comm` (e.g. "postgres": the server and its backends).
-export function commandCpuMs(comm: string): number {
-  const pids: number[] = [];
+// CPU time (ms) so far of each process whose command is `comm` (e.g. "postgres": the server and its backends).
+export function commandCpuMs(comm: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const d of readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      if (readFileSync(`/proc/${d}/comm`, "utf8").trim() === comm) pids.push(Number(d));
+      if (readFileSync(`/proc/${d}/comm`, "utf8").trim() === comm) byPid.set(Number(d), cpuMsOf([Number(d)]));
     } catch {
       // exited
     }
   }
-  return cpuMsOf(pids);
+  return byPid;
+}
+
+// The CPU time (ms) the processes of two commandCpuMs readings used between them: each one alive at both its
+// difference, each one started since all of its time. One that ended in between is not counted (its time since the
+// first reading is gone with it): a lower bound, never a negative figure.
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, t] of after) ms += t - (before.get(pid) ?? 0);
+  return ms;
 }
 
 function cpuMsOf(pids: Iterable<number>): number {

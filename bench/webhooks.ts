@@ -37,7 +37,7 @@ import { VersionReads } from "@/lib/catalog/version-reads";
 import { loadConfig } from "@/lib/config";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 import { createEndpoint, endpointInputSchema } from "@/lib/webhooks/endpoints";
-import { commandCpuMs, treeCpuMs } from "./process-rss";
+import { commandCpuMs, cpuBetween, treeCpuMs } from "./process-rss";
 import { percentile, round } from "./support";
 
 const env = process.env;
@@ -265,13 +265,13 @@ interface PageOneResult {
 }
 
 // CPU time so far (ms): the server's (BENCH_SERVER_PID) and Postgres'.
-function cpuNow(): { server?: number; postgres: number } {
+function cpuNow(): { server?: number; postgres: Map<number, number> } {
   return { server: SERVER_PID ? treeCpuMs(SERVER_PID) : undefined, postgres: commandCpuMs("postgres") };
 }
 function cpuPerSecond(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>, ms: number) {
   return {
     serverCpu: a.server === undefined ? undefined : Math.round(((b.server! - a.server) * 1000) / ms),
-    postgresCpu: Math.round(((b.postgres - a.postgres) * 1000) / ms),
+    postgresCpu: Math.round((cpuBetween(a.postgres, b.postgres) * 1000) / ms),
   };
 }
 
