@@ -7,7 +7,7 @@ import type { Executor } from "@/db/client";
 import { feedState } from "@/lib/catalog/changes";
 import { previewOn } from "@/lib/preview";
 import type { Runtime } from "@/lib/runtime";
-import { logAttempt, webhookId } from "@/lib/webhooks/engine";
+import { settleAttempts, webhookId } from "@/lib/webhooks/engine";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -241,14 +241,9 @@ export async function sendOrgWebhookTest(
     });
   });
   const o = await rt.webhooks.send(e.id, e.url, eventId, body);
-  await inTransaction(rt, async (tx) => {
-    await logAttempt(tx, deliveryId, e.id, o);
-    await tx.query(
-      `update webhook_deliveries set state = $2, attempts = attempts + 1, last_status = $3, updated_at = now()
-        where id = $1`,
-      [deliveryId, o.ok ? "delivered" : "failed", o.status ?? null],
-    );
-  });
+  await inTransaction(rt, (tx) =>
+    settleAttempts(tx, [{ deliveryId, endpointId: e.id, outcome: o, state: o.ok ? "delivered" : "failed" }]),
+  );
   return {
     eventId,
     ok: o.ok,

@@ -122,11 +122,11 @@ export function orderingKey(endpointId: string, generation: number, type: string
   return `${endpointId}:${generation}:${type}:${objectId}`;
 }
 
-// What one attempt found, as logged.
 // What a worker's batch returns to pg-boss for each job: completed, or failed (pg-boss schedules its retry).
 type JobResult = { id: string; status: "completed" | "failed"; output?: { message: string } };
 
-interface AttemptOutcome {
+// What one attempt found, as logged.
+export interface AttemptOutcome {
   ok: boolean;
   status?: number;
   error?: string;
@@ -432,8 +432,10 @@ export class WebhookEngine {
     if (this.workerId) setTimeout(() => this.workerId && this.boss?.notifyWorker(this.workerId), 50).unref();
   }
 
-  // POSTs one delivery once, signed, and logs the attempt; throws when it failed and a retry is left (pg-boss
-  // schedules it), returns when it was delivered, given up or is no longer wanted.
+  // A worker's batch of attempts (what pg-boss hands a worker): the deliveries read in one statement, the POSTs side
+  // by side, every attempt settled in one (settleAttempts). A job is failed (pg-boss retries it) when its POST failed
+  // and a retry is left, or when the database could not be read or written; else completed: delivered, given up
+  // (its endpoint switched off), or no longer wanted.
   async attempts(
     jobs: readonly Pick<Job<DeliveryJob>, "id" | "data" | "retryCount">[],
   ): Promise<JobResult[]> {
@@ -474,21 +476,18 @@ export class WebhookEngine {
       );
       const settled = sent.filter((s) => s.outcome !== undefined);
       if (settled.length > 0) {
-        const values = settleValues(
-          settled.map((s) => ({
-            deliveryId: s.d!.id,
-            endpointId: s.d!.endpoint_id,
-            outcome: s.outcome!,
-            state: s.outcome!.ok ? "delivered" : s.last ? "failed" : "pending",
-          })),
-        );
+        const attempts = settled.map((s) => ({
+          deliveryId: s.d!.id,
+          endpointId: s.d!.endpoint_id,
+          outcome: s.outcome!,
+          state: s.outcome!.ok ? ("delivered" as const) : s.last ? ("failed" as const) : ("pending" as const),
+        }));
         const lasts = settled.filter((s) => s.last);
-        // Every attempt logged and every delivery's state moved in one statement; the last failure of a schedule
-        // also switches its endpoint off, in the same transaction.
-        if (lasts.length === 0) await db.query(SETTLE, values);
+        // The last failure of a schedule also switches its endpoint off, in the same transaction.
+        if (lasts.length === 0) await settleAttempts(db, attempts);
         else
           await db.transaction(async (tx) => {
-            await tx.query(SETTLE, values);
+            await settleAttempts(tx, attempts);
             for (const s of lasts) await disableFailing(tx, s.d!.org_id, s.d!.endpoint_id, s.d!.id);
           });
       }
@@ -551,13 +550,8 @@ const CURRENT_SECRETS = `select secret from webhook_secrets
   where endpoint_id = $1 and (expires_at is null or expires_at > now())
   order by created_at desc`;
 
-// Logs an attempt (its number follows the ones logged): parameters $1–$7 of attemptValues.
-const ATTEMPT_INSERT = `insert into webhook_attempts
-    (delivery_id, endpoint_id, attempt, ok, status, error, latency_ms, body_start)
-  values ($1, $2, (select count(*) + 1 from webhook_attempts where delivery_id = $1), $3, $4, $5, $6, $7)`;
-
-// Settles a batch of attempts (settleValues' arrays): each logged (its number following the ones logged) and its
-// delivery's state, attempts and last status moved, in one statement.
+// Settles attempts (settleAttempts' arrays): each logged (its number following the ones logged) and its delivery's
+// state, attempts and last status moved, in one statement.
 const SETTLE = `with r as (
     select * from unnest($1::text[], $2::text[], $3::boolean[], $4::integer[], $5::text[], $6::integer[], $7::text[],
                          $8::text[])
@@ -574,12 +568,19 @@ const SETTLE = `with r as (
     from r
    where d.id = r.delivery_id`;
 
-// The arrays of SETTLE, one element per attempt.
-function settleValues(
-  attempts: { deliveryId: string; endpointId: string; outcome: AttemptOutcome; state: string }[],
-): unknown[] {
+// Settles attempts of distinct deliveries, each with the state its delivery takes (a worker's batch; the console's
+// test event, one): every attempt logged and every delivery moved in one statement.
+export async function settleAttempts(
+  q: Queryable,
+  attempts: readonly {
+    deliveryId: string;
+    endpointId: string;
+    outcome: AttemptOutcome;
+    state: "delivered" | "pending" | "failed";
+  }[],
+): Promise<void> {
   const column = <T>(f: (a: (typeof attempts)[number]) => T) => attempts.map(f);
-  return [
+  await q.query(SETTLE, [
     column((a) => a.deliveryId),
     column((a) => a.endpointId),
     column((a) => a.outcome.ok),
@@ -588,29 +589,7 @@ function settleValues(
     column((a) => a.outcome.latencyMs),
     column((a) => a.outcome.bodyStart),
     column((a) => a.state),
-  ];
-}
-
-function attemptValues(deliveryId: string, endpointId: string, o: AttemptOutcome): unknown[] {
-  return [
-    deliveryId,
-    endpointId,
-    o.ok,
-    o.status ?? null,
-    o.ok ? null : (o.error ?? null),
-    o.latencyMs,
-    o.bodyStart,
-  ];
-}
-
-// Logs one attempt of a delivery.
-export async function logAttempt(
-  tx: Queryable,
-  deliveryId: string,
-  endpointId: string,
-  o: AttemptOutcome,
-): Promise<void> {
-  await tx.query(ATTEMPT_INSERT, attemptValues(deliveryId, endpointId, o));
+  ]);
 }
 
 // Switches off an endpoint whose delivery failed every attempt of the schedule, with an audit entry (the console

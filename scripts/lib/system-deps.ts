@@ -52,8 +52,8 @@ export function localProbe(): SystemProbe {
 // server of its own), Postgres always (tests/faults starts, stops, freezes and kills a cluster of its own; and
 // scripts/services.sh starts the shared one unless TEST_DATABASE_URL and TEST_REDIS_URL are both given), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
 // reference-write-preview), curl and jq always (the creating-products guide's shell sample is run with them).
-// `e2e`: Chromium (the app itself runs on embedded PGlite there). format, lint,
-// typecheck: nothing.
+// `e2e`: Chromium, and Postgres and redis-server for scripts/services.sh (the app runs on embedded PGlite there, but
+// tests/e2e/webhooks-worker.spec.ts starts npm start on Postgres). format, lint, typecheck: nothing.
 export function neededParts(steps: readonly TestStep[]): SystemPart[] {
   const need = new Set<SystemPart>();
   if (steps.includes("unit")) {
@@ -63,7 +63,11 @@ export function neededParts(steps: readonly TestStep[]): SystemPart[] {
     need.add("curl");
     need.add("jq");
   }
-  if (steps.includes("e2e")) need.add("chromium");
+  if (steps.includes("e2e")) {
+    need.add("postgres");
+    need.add("redis");
+    need.add("chromium");
+  }
   return [...need];
 }
 

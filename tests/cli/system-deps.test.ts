@@ -49,8 +49,12 @@ describe("the parts each step needs", () => {
     // Postgres whether or not test servers are given (TEST_DATABASE_URL, TEST_REDIS_URL): the faults suite starts a
     // cluster of its own; redis-server for the outage suite's own server; python3 for the guides.
     [["unit"], ["postgres", "redis", "python3", "curl", "jq"]],
-    [["e2e"], ["chromium"]],
-    [["lint", "e2e"], ["chromium"]],
+    // The shared Postgres and Redis too: one spec runs npm start on Postgres (its webhooks' worker process).
+    [["e2e"], ["postgres", "redis", "chromium"]],
+    [
+      ["lint", "e2e"],
+      ["postgres", "redis", "chromium"],
+    ],
     [ALL, ["postgres", "redis", "python3", "curl", "jq", "chromium"]],
   ])("%j needs %j", (steps, parts) => {
     expect(neededParts(steps)).toEqual(parts);
@@ -124,7 +128,14 @@ describe("the plan", () => {
         [...INSTALL_FLAGS, "redis-server"],
       ],
     });
-    expect(planSystemDeps(["e2e"], env(), noRedis)).toEqual({ action: "none" });
+    // e2e starts the shared Redis too (scripts/services.sh), and the machine has Chromium already.
+    expect(planSystemDeps(["e2e"], env(), noRedis)).toMatchObject({
+      action: "install",
+      commands: [
+        ["apt-get", "update"],
+        [...INSTALL_FLAGS, "redis-server"],
+      ],
+    });
     const noChromium = machine([APT, INITDB, REDIS, PYTHON, CURL, JQ], true);
     expect(planSystemDeps(["unit"], env(), noChromium)).toEqual({ action: "none" });
     expect(planSystemDeps(["e2e"], env(), noChromium)).toMatchObject({
@@ -203,7 +214,7 @@ describe("the plan", () => {
   it("CHROMIUM_PATH set to Debian's path is installed like the default", () => {
     expect(planSystemDeps(["e2e"], env({ CHROMIUM_PATH: CHROMIUM }), fresh(true))).toMatchObject({
       action: "install",
-      packages: ["chromium"],
+      packages: ["postgresql", "redis-server", "chromium"],
     });
   });
 });

@@ -12,8 +12,6 @@ import { newWebhookSecret } from "@/lib/webhooks/signing";
 import { createTestDatabase } from "../support/servers";
 import { startSecondServer, type SecondServer } from "./support/second-server";
 
-// Skipped without a Postgres server to run on (TEST_DATABASE_URL): npm test and CI always start one.
-test.skip(!process.env.TEST_DATABASE_URL, "needs TEST_DATABASE_URL (a Postgres server)");
 test.describe.configure({ mode: "serial" });
 
 let server: SecondServer | undefined;
