@@ -3,13 +3,14 @@
 // Installs what the chosen steps need from the system (Postgres, Redis, python3, Chromium) when it may (root and
 // apt-get), else prints the command and stops.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { TEST_PASSWORDS } from "../tests/support/test-passwords";
 import { dataDirSecrets, formatFindings, scanLogDir } from "./lib/log-scan";
 import { findPart, localProbe, PARTS, planSystemDeps, TEST_STEPS, type TestStep } from "./lib/system-deps";
+import { formatFailures, readReports } from "./lib/test-report";
 
 const root = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(root, "node_modules", ".bin", name);
@@ -38,32 +39,6 @@ function run(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv):
       resolve(status);
     });
   });
-}
-
-interface Counts {
-  passed: number;
-  failed: number;
-  skipped: number;
-}
-
-function vitestCounts(file: string): Counts | undefined {
-  if (!existsSync(file)) return undefined;
-  const r = JSON.parse(readFileSync(file, "utf8"));
-  // A file that fails before its tests run (an import that does not resolve) reports no test: count it as one.
-  const brokenFiles = ((r.testResults ?? []) as { status?: string; assertionResults?: unknown[] }[]).filter(
-    (f) => f.status === "failed" && !f.assertionResults?.length,
-  ).length;
-  return {
-    passed: r.numPassedTests ?? 0,
-    failed: (r.numFailedTests ?? 0) + brokenFiles,
-    skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0),
-  };
-}
-
-function playwrightCounts(file: string): Counts | undefined {
-  if (!existsSync(file)) return undefined;
-  const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
-  return { passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0), skipped: s.skipped ?? 0 };
 }
 
 // Makes sure the system programs the chosen steps need are there: installs them (root with apt-get) or exits 1.
@@ -210,20 +185,14 @@ async function main() {
 
   if (want("unit") || want("e2e")) results.push(["server logs", scanServerLogs(logDir, env)]);
 
-  const counts = [vitestCounts(vitestJson), playwrightCounts(playwrightJson)].filter(Boolean) as Counts[];
-  const total = counts.reduce(
-    (a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, skipped: a.skipped + c.skipped }),
-    {
-      passed: 0,
-      failed: 0,
-      skipped: 0,
-    },
-  );
+  const { counts: total, failures } = readReports(vitestJson, playwrightJson, root);
   // Kept when the scan found something, for a look at the lines it names.
   if (results.every(([name, code]) => name !== "server logs" || code === 0))
     rmSync(work, { recursive: true, force: true });
   console.log("\nSummary:");
   for (const [name, code] of results) console.log(`  ${code === 0 ? "✔" : "✘"} ${name}`);
+  // Repeated here, after the suites' long output, so that the run's last lines name them.
+  if (failures.length > 0) console.log(["Failed or flaky tests:", ...formatFailures(failures)].join("\n"));
   const failedSteps = results.filter(([, c]) => c !== 0).length;
   console.log(
     `tests: ${total.passed} passed, ${total.failed + (failedSteps && !total.failed ? failedSteps : 0)} failed, ${total.skipped} skipped`,
