@@ -8,7 +8,7 @@ import { previewOn } from "@/lib/preview";
 import { publicApi } from "@/lib/public-api/router";
 import { createApiHost, type ApiHost } from "./api-host";
 
-export { connectRefusal, dropRouterVary, frontDoor, parserRefusal } from "./front-door";
+export { SERVER_TIMEOUTS, frontDoorListener, guardServer } from "./front-server";
 export { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
 export type { ApiHost } from "./api-host";
 

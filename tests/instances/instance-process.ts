@@ -16,7 +16,7 @@ import type { AddressInfo, LookupFunction } from "node:net";
 import { loadConfig } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
 import { createRuntime, setRuntime } from "@/lib/runtime";
-import { dropRouterVary, frontDoor, publicApiHost } from "@/lib/server/bundle-entry";
+import { frontDoorListener, publicApiHost } from "@/lib/server/bundle-entry";
 
 const hookAddress = process.env.INSTANCE_HOOK_ADDRESS ?? "127.0.0.1";
 const lookup: LookupFunction = (_host, options, callback) => {
@@ -28,24 +28,11 @@ const rt = createRuntime(loadConfig(process.env), undefined, { retention: true, 
 setRuntime(rt);
 const api = publicApiHost();
 
-const server = http.createServer((req, res) => {
-  req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "unknown";
-  delete req.headers["x-real-ip"];
-  const decision = frontDoor(req.method ?? "GET", req.url ?? "/");
-  if (decision.kind === "answer") {
-    res.writeHead(decision.response.status, Object.fromEntries(decision.response.headers));
-    void decision.response.text().then((body) => res.end(req.method === "HEAD" ? undefined : body));
-    return;
-  }
-  for (const name of Object.keys(req.headers)) if (decision.stripHeaders(name)) delete req.headers[name];
-  Object.assign(req.headers, decision.addHeaders);
-  if (!decision.api) {
-    res.writeHead(404).end();
-    return;
-  }
-  if (decision.routerFree) dropRouterVary(res);
-  api(req, res, decision.url);
-});
+// npm start's listener (the socket's address, the front door, the API's router), with a 404 for what Next.js would
+// answer.
+const server = http.createServer(
+  frontDoorListener({ trustProxy: false, api, next: (_req, res) => res.writeHead(404).end() }),
+);
 
 // The database opened starts the background work; the webhooks' engine has started once it ran a dispatch pass
 // (its worker is registered before the first one).

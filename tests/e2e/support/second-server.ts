@@ -1,5 +1,6 @@
 // A second production server for a spec, on the build the webServer made: `scripts/serve.mjs` (npm start's server),
-// or `scripts/start.ts` when it must migrate and seed its own data folder first. Its output is collected for the
+// `scripts/start.ts` when it must migrate and seed its own data folder first, or a bare `next start` (on a data
+// folder seeded before). Its output is collected for the
 // suite's log scan (tests/support/server-log.ts) and kept for the spec's error messages; `stop` ends it (SIGTERM) and
 // waits for it.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -22,13 +23,18 @@ export interface SecondServer {
 export async function startSecondServer(opts: {
   label: string;
   env: Record<string, string>;
-  script?: "serve" | "start";
+  script?: "serve" | "start" | "next start";
   ready?: (s: SecondServer) => boolean | Promise<boolean>;
   timeoutMs?: number;
 }): Promise<SecondServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const args = opts.script === "start" ? ["--import", "tsx", "scripts/start.ts"] : ["scripts/serve.mjs"];
+  const args =
+    opts.script === "start"
+      ? ["--import", "tsx", "scripts/start.ts"]
+      : opts.script === "next start"
+        ? ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"]
+        : ["scripts/serve.mjs"];
   const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
