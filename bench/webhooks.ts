@@ -193,7 +193,14 @@ async function main(): Promise<void> {
     await engine.stop();
     let pageOne: PageOneResult | undefined;
     if (PARTS.has("c")) {
-      pageOne = await pageOneWhileDelivering(db, orgId, endpoint.id, create, () => received);
+      pageOne = await pageOneWhileDelivering(
+        db,
+        orgId,
+        endpoint.id,
+        create,
+        () => received,
+        (id) => arrived.get(id),
+      );
       log(`page 1: ${JSON.stringify(pageOne)}`);
     }
 
@@ -247,6 +254,11 @@ interface PageOneBlock {
   non2xx: number;
   changes: number;
   delivered: number;
+  /** With deliveries: from each change's commit to its event at the receiver (ms), of those delivered within the
+   * block and 2 s after it; `late`, the block's changes not delivered by then. */
+  deliveryP50Ms?: number;
+  deliveryP99Ms?: number;
+  late?: number;
   /** CPU used a second during the block (ms/s): the server's process (BENCH_SERVER_PID), every Postgres process. */
   serverCpu?: number;
   postgresCpu?: number;
@@ -289,6 +301,7 @@ async function pageOneWhileDelivering(
   endpointId: string,
   create: (n: number, tag: string) => Promise<string[]>,
   received: () => number,
+  arrivedAt: (id: string) => number | undefined,
 ): Promise<PageOneResult> {
   const url = `${env.BENCH_URL!.replace(/\/$/, "")}/public/v1/products`;
   const headers = { authorization: `Bearer ${env.BENCH_KEY}` };
@@ -307,6 +320,7 @@ async function pageOneWhileDelivering(
     );
     let writing = true;
     let changes = 0;
+    const committed = new Map<string, number>();
     const before = received();
     const writer = (async () => {
       const started = performance.now();
@@ -314,7 +328,8 @@ async function pageOneWhileDelivering(
         const wait = started + (changes * 1000) / RATE - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         if (!writing) break;
-        await create(1, "p1");
+        const [id] = await create(1, "p1");
+        committed.set(id!, performance.now());
         changes++;
       }
     })();
@@ -330,6 +345,9 @@ async function pageOneWhileDelivering(
     writing = false;
     await writer;
     await new Promise((r) => setTimeout(r, 2000));
+    const latencies = [...committed]
+      .filter(([id]) => arrivedAt(id) !== undefined)
+      .map(([id, at]) => arrivedAt(id)! - at);
     const block = {
       deliveries,
       rps: Math.round(r.requests.average),
@@ -338,6 +356,13 @@ async function pageOneWhileDelivering(
       non2xx: r.non2xx + r.errors,
       changes,
       delivered: received() - before,
+      ...(deliveries
+        ? {
+            deliveryP50Ms: round(percentile(latencies, 50)),
+            deliveryP99Ms: round(percentile(latencies, 99)),
+            late: committed.size - latencies.length,
+          }
+        : {}),
       ...cpu,
     };
     log(`page 1 block: ${JSON.stringify(block)}`);
@@ -373,11 +398,13 @@ function pageOneMarkdown(p: PageOneResult): string[] {
   return [
     `Page 1 of products on the server (${p.url}, 10 connections, ${p.seconds} s a block) while another organization changes at ${p.rate}/s, without and with its changes delivered by the server's engine (blocks off, on, on, off, ${p.rounds.length} round(s)): ${p.offRps} req/s without, ${p.onRps} req/s with (${p.change}); each round ${p.rounds.map((r) => `${r}%`).join(", ")}, median ${p.median}.`,
     "",
-    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | server CPU ms/s | Postgres CPU ms/s |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "Delivery p50/p99: from a change's commit to its event at the receiver, of the block's changes delivered by 2 s after it; late: those not delivered by then.",
+    "",
+    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | delivery p50 / p99 ms | late | server CPU ms/s | Postgres CPU ms/s |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...p.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} |`,
+        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveries ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} |`,
     ),
     "",
   ];
