@@ -11,10 +11,13 @@ export type TestStep = (typeof TEST_STEPS)[number];
 export type Env = Readonly<Record<string, string | undefined>>;
 
 // A program from the system (not from npm) that some step needs.
-export type SystemPart = "postgres" | "redis" | "python3" | "curl" | "jq" | "chromium";
+export type SystemPart = "postgres" | "redis" | "python3" | "curl" | "jq" | "haproxy" | "chromium";
 
 // Debian's Chromium, where Playwright looks for it unless CHROMIUM_PATH says otherwise (playwright.config.ts).
 export const DEBIAN_CHROMIUM = "/usr/bin/chromium";
+
+// Where Debian installs HAProxy.
+export const HAPROXY = "/usr/sbin/haproxy";
 
 // What each part is called in messages and which Debian package provides it.
 export const PARTS: Record<SystemPart, { label: string; aptPackage: string }> = {
@@ -23,6 +26,7 @@ export const PARTS: Record<SystemPart, { label: string; aptPackage: string }> = 
   python3: { label: "python3", aptPackage: "python3" },
   curl: { label: "curl", aptPackage: "curl" },
   jq: { label: "jq", aptPackage: "jq" },
+  haproxy: { label: "haproxy", aptPackage: "haproxy" },
   chromium: { label: "Chromium", aptPackage: "chromium" },
 };
 
@@ -51,7 +55,8 @@ export function localProbe(): SystemProbe {
 // The parts the chosen steps need. `unit`: redis-server always (tests/rate-limit/outage.test.ts starts and kills a
 // server of its own), Postgres always (tests/faults starts, stops, freezes and kills a cluster of its own; and
 // scripts/services.sh starts the shared one unless TEST_DATABASE_URL and TEST_REDIS_URL are both given), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
-// reference-write-preview), curl and jq always (the creating-products guide's shell sample is run with them).
+// reference-write-preview), curl and jq always (the creating-products guide's shell sample is run with them), haproxy
+// always (tests/cli/haproxy.test.ts runs the configuration `npm run haproxy:config` prints).
 // `e2e`: Chromium, and Postgres and redis-server for scripts/services.sh (the app runs on embedded PGlite there, but
 // tests/e2e/webhooks-worker.spec.ts starts npm start on Postgres). format, lint, typecheck: nothing.
 export function neededParts(steps: readonly TestStep[]): SystemPart[] {
@@ -62,6 +67,7 @@ export function neededParts(steps: readonly TestStep[]): SystemPart[] {
     need.add("python3");
     need.add("curl");
     need.add("jq");
+    need.add("haproxy");
   }
   if (steps.includes("e2e")) {
     need.add("postgres");
@@ -103,6 +109,9 @@ export function findPart(part: SystemPart, env: Env, probe: SystemProbe): string
     case "curl":
     case "jq":
       return onPath(part, env, probe);
+    case "haproxy":
+      // Debian installs it in /usr/sbin, which a PATH without the system directories misses.
+      return onPath(part, env, probe) ?? (probe.exists(HAPROXY) ? HAPROXY : undefined);
     case "chromium": {
       const file = chromiumPath(env);
       return probe.exists(file) ? file : undefined;

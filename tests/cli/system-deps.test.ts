@@ -1,4 +1,4 @@
-// What `npm test` does about Postgres, Redis, python3, curl, jq and Chromium before its steps: nothing, install (root with apt-get),
+// What `npm test` does about Postgres, Redis, python3, curl, jq, HAProxy and Chromium before its steps: nothing, install (root with apt-get),
 // or stop with the command to run; decided from an injected picture of the machine.
 import { describe, expect, it } from "vitest";
 import {
@@ -17,6 +17,7 @@ const REDIS = "/usr/bin/redis-server";
 const PYTHON = "/usr/bin/python3";
 const CURL = "/usr/bin/curl";
 const JQ = "/usr/bin/jq";
+const HAPROXY = "/usr/sbin/haproxy";
 const CHROMIUM = "/usr/bin/chromium";
 const APT = "/usr/bin/apt-get";
 const PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -36,7 +37,8 @@ function machine(files: string[], isRoot: boolean): SystemProbe {
 }
 
 const fresh = (isRoot: boolean, apt = true) => machine(apt ? [APT] : [], isRoot);
-const complete = (isRoot: boolean) => machine([APT, INITDB, REDIS, PYTHON, CURL, JQ, CHROMIUM], isRoot);
+const complete = (isRoot: boolean) =>
+  machine([APT, INITDB, REDIS, PYTHON, CURL, JQ, HAPROXY, CHROMIUM], isRoot);
 const env = (extra: Record<string, string> = {}): Env => ({ PATH, ...extra });
 const INSTALL_FLAGS = ["apt-get", "install", "-y", "--no-install-recommends"];
 
@@ -48,14 +50,14 @@ describe("the parts each step needs", () => {
     [["format", "lint", "typecheck"], []],
     // Postgres whether or not test servers are given (TEST_DATABASE_URL, TEST_REDIS_URL): the faults suite starts a
     // cluster of its own; redis-server for the outage suite's own server; python3 for the guides.
-    [["unit"], ["postgres", "redis", "python3", "curl", "jq"]],
+    [["unit"], ["postgres", "redis", "python3", "curl", "jq", "haproxy"]],
     // The shared Postgres and Redis too: one spec runs npm start on Postgres (its webhooks' worker process).
     [["e2e"], ["postgres", "redis", "chromium"]],
     [
       ["lint", "e2e"],
       ["postgres", "redis", "chromium"],
     ],
-    [ALL, ["postgres", "redis", "python3", "curl", "jq", "chromium"]],
+    [ALL, ["postgres", "redis", "python3", "curl", "jq", "haproxy", "chromium"]],
   ])("%j needs %j", (steps, parts) => {
     expect(neededParts(steps)).toEqual(parts);
   });
@@ -110,17 +112,17 @@ describe("the plan", () => {
   it("root with apt-get: apt-get update once, then one non-interactive install of the missing packages", () => {
     expect(planSystemDeps(ALL, env(), fresh(true))).toEqual({
       action: "install",
-      missing: ["postgres", "redis", "python3", "curl", "jq", "chromium"],
-      packages: ["postgresql", "redis-server", "python3", "curl", "jq", "chromium"],
+      missing: ["postgres", "redis", "python3", "curl", "jq", "haproxy", "chromium"],
+      packages: ["postgresql", "redis-server", "python3", "curl", "jq", "haproxy", "chromium"],
       commands: [
         ["apt-get", "update"],
-        [...INSTALL_FLAGS, "postgresql", "redis-server", "python3", "curl", "jq", "chromium"],
+        [...INSTALL_FLAGS, "postgresql", "redis-server", "python3", "curl", "jq", "haproxy", "chromium"],
       ],
     });
   });
 
   it("installs only what is missing for the chosen steps", () => {
-    const noRedis = machine([APT, INITDB, PYTHON, CURL, JQ, CHROMIUM], true);
+    const noRedis = machine([APT, INITDB, PYTHON, CURL, JQ, HAPROXY, CHROMIUM], true);
     expect(planSystemDeps(ALL, env(), noRedis)).toMatchObject({
       action: "install",
       commands: [
@@ -136,7 +138,7 @@ describe("the plan", () => {
         [...INSTALL_FLAGS, "redis-server"],
       ],
     });
-    const noChromium = machine([APT, INITDB, REDIS, PYTHON, CURL, JQ], true);
+    const noChromium = machine([APT, INITDB, REDIS, PYTHON, CURL, JQ, HAPROXY], true);
     expect(planSystemDeps(["unit"], env(), noChromium)).toEqual({ action: "none" });
     expect(planSystemDeps(["e2e"], env(), noChromium)).toMatchObject({
       action: "install",
@@ -151,12 +153,22 @@ describe("the plan", () => {
     const given = env({ TEST_DATABASE_URL: "postgres://db/x", TEST_REDIS_URL: "redis://r" });
     expect(planSystemDeps(["unit"], given, fresh(true))).toMatchObject({
       action: "install",
-      packages: ["postgresql", "redis-server", "python3", "curl", "jq"],
+      packages: ["postgresql", "redis-server", "python3", "curl", "jq", "haproxy"],
     });
   });
 
+  it("HAProxy is found on the PATH or at Debian's /usr/sbin/haproxy, which a user's PATH may miss", () => {
+    expect(findPart("haproxy", env(), machine([HAPROXY], false))).toBe(HAPROXY);
+    expect(findPart("haproxy", env({ PATH: "/opt/h" }), machine(["/opt/h/haproxy"], false))).toBe(
+      "/opt/h/haproxy",
+    );
+    expect(findPart("haproxy", env(), machine([], false))).toBeUndefined();
+  });
+
   it("unit installs python3 alone when it is the only part missing", () => {
-    expect(planSystemDeps(["unit"], env(), machine([APT, INITDB, REDIS, CURL, JQ, CHROMIUM], true))).toEqual({
+    expect(
+      planSystemDeps(["unit"], env(), machine([APT, INITDB, REDIS, CURL, JQ, HAPROXY, CHROMIUM], true)),
+    ).toEqual({
       action: "install",
       missing: ["python3"],
       packages: ["python3"],
@@ -171,9 +183,9 @@ describe("the plan", () => {
     const plan = planSystemDeps(["unit"], env(), fresh(false));
     expect(plan.action).toBe("stop");
     if (plan.action !== "stop") return;
-    expect(plan.missing).toEqual(["postgres", "redis", "python3", "curl", "jq"]);
+    expect(plan.missing).toEqual(["postgres", "redis", "python3", "curl", "jq", "haproxy"]);
     const line =
-      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server python3 curl jq";
+      "sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql redis-server python3 curl jq haproxy";
     expect(plan.message).toContain(`\n  ${line}`);
     expect(plan.message).not.toContain("TEST_DATABASE_URL=");
   });
@@ -191,11 +203,11 @@ describe("the plan", () => {
       const plan = planSystemDeps(["e2e", "unit"], env(), fresh(isRoot, false));
       expect(plan).toMatchObject({
         action: "stop",
-        missing: ["postgres", "redis", "python3", "curl", "jq", "chromium"],
+        missing: ["postgres", "redis", "python3", "curl", "jq", "haproxy", "chromium"],
       });
       if (plan.action !== "stop") return;
       expect(plan.message).toContain("apt-get is not available");
-      expect(plan.message).toContain("postgresql redis-server python3 curl jq chromium");
+      expect(plan.message).toContain("postgresql redis-server python3 curl jq haproxy chromium");
       expect(plan.message).not.toContain("apt-get install");
     }
   });
