@@ -10,9 +10,9 @@ import type { Socket } from "node:net";
 import { connectRefusal, dropRouterVary, frontDoor, parserRefusal } from "./front-door";
 
 // How long a client may hold a socket without sending a request in full (issue 27, item 6). A client that sends its
-// headers a byte a second is closed after HEADERS_TIMEOUT_MS (node's default, 60 s, let a few hundred such clients
-// hold the server's sockets for a minute each); a request whose body trickles in, after REQUEST_TIMEOUT_MS (node's
-// default: 300 s; the largest body the app takes is 64 KB). Node checks both every CHECK_INTERVAL_MS (its default,
+// headers a byte a second is closed after `headersTimeout` (node's default, 60 s, let a few hundred such clients hold
+// the server's sockets for a minute each); a request whose body trickles in, after `requestTimeout` (node's default:
+// 300 s; the largest body the app takes is 64 KB). Node checks both every `connectionsCheckingInterval` (its default,
 // 30 s, would let a slow client hold its socket up to 40 s past the limit): an option of the server's constructor, so
 // only npm start's server has it (a `next start` server checks every 30 s). An idle kept-alive connection is not a
 // request in progress: KEEP_ALIVE_TIMEOUT_MS governs it (longer than a load balancer's 60 s). The header block,
