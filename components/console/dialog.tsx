@@ -14,6 +14,9 @@ export function Dialog(props: {
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Set while a close this component asked for has its close event still to come (the browser fires it in a task of
+  // its own, after the state that closed the dialog).
+  const closing = useRef(false);
   const titleId = useId();
   const { open } = props;
   useEffect(() => {
@@ -23,6 +26,7 @@ export function Dialog(props: {
       dialog.showModal();
       dialog.querySelector<HTMLElement>('[data-dialog="cancel"]')?.focus();
     } else if (!open && dialog.open) {
+      closing.current = true;
       dialog.close();
     }
   }, [open]);
@@ -38,7 +42,13 @@ export function Dialog(props: {
         e.preventDefault();
         props.onClose();
       }}
-      onClose={props.onClose}
+      // A close the browser made on its own (an Escape it would not let the page cancel) closes the state too; the
+      // close event of a close the state made is not passed on: a dialog opened again in between (Escape, then Enter
+      // on the button at once: console.spec's keyboard test, CI 11:55) would be closed by it.
+      onClose={() => {
+        if (closing.current) closing.current = false;
+        else props.onClose();
+      }}
     >
       {open ? (
         <>
