@@ -1,7 +1,8 @@
 // `npm test`: every check and suite, with a real Postgres and Redis (started here on loopback when not given); last,
 // the logs of every server the suites started, collected under PCA_SERVER_LOG_DIR, are scanned for secrets.
-// Installs what the chosen steps need from the system (Postgres, Redis, python3, Chromium) when it may (root and
-// apt-get), else prints the command and stops.
+// Installs what the chosen steps need from the system (scripts/lib/system-deps.ts: Postgres, Redis, python3, curl, jq,
+// HAProxy, Chromium) when it may (root and apt-get), else prints the command and stops. Its summary ends with the
+// tests that failed or passed only on a retry (scripts/lib/test-report.ts).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
