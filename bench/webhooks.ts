@@ -13,6 +13,8 @@
 //       scratch organization changes at BENCH_RATE/s, in blocks without and with an endpoint of it enabled (then the
 //       server's own engine delivers every change to this receiver), in the order off, on, on, off. The changes are
 //       made in both (they cost the database and the server's feed alike): what differs is the deliveries.
+// The receiver is a process of its own (bench/receiver.ts): in (c) it would otherwise share an event loop with the
+// page-1 load generator, and its work would be charged to page 1. Each block also reports the CPU of this process.
 // Writes results to bench/results/<date>-webhooks[-BENCH_TAG].json and .md.
 //
 // Environment: DATABASE_URL (optional), BENCH_CHANGES (500), BENCH_RATE (50), BENCH_BACKLOG (5000),
@@ -23,8 +25,7 @@
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { fork } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,6 +38,7 @@ import { VersionReads } from "@/lib/catalog/version-reads";
 import { loadConfig } from "@/lib/config";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 import { createEndpoint, endpointInputSchema } from "@/lib/webhooks/endpoints";
+import type { ReceiverMessage } from "./receiver";
 import { commandCpuMs, cpuBetween, treeCpuMs } from "./process-rss";
 import { percentile, round } from "./support";
 
@@ -66,6 +68,39 @@ const autocannon = require("autocannon") as (opts: Record<string, unknown>) => P
   errors: number;
 }>;
 
+// Now on the timeline the receiver's arrivals are on (ms, the wall clock's high resolution).
+const now = () => performance.timeOrigin + performance.now();
+
+// The receiver process (bench/receiver.ts), listening; take() reads the arrivals since the last take.
+async function startReceiver(): Promise<{
+  port: number;
+  take(): Promise<{ received: number; arrivals: [string, number][] }>;
+  stop(): void;
+}> {
+  const child = fork(path.join(ROOT, "bench/receiver.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const waiting: ((m: ReceiverMessage) => void)[] = [];
+  child.on("message", (m) => waiting.shift()?.(m as ReceiverMessage));
+  const next = () => new Promise<ReceiverMessage>((resolve) => waiting.push(resolve));
+  const first = await next();
+  if (!("port" in first)) throw new Error("the receiver did not say its port");
+  return {
+    port: first.port,
+    take: async () => {
+      const answer = next();
+      child.send("take");
+      const m = await answer;
+      if (!("arrivals" in m)) throw new Error("the receiver answered a take with its port");
+      return m;
+    },
+    stop: () => {
+      if (child.connected) child.send("stop");
+    },
+  };
+}
+
 function log(msg: string): void {
   console.log(`[bench:webhooks] ${msg}`);
 }
@@ -76,23 +111,17 @@ async function main(): Promise<void> {
   await migrate(db);
   const orgId = `org_bench_hooks_${randomBytes(4).toString("hex")}`;
   await db.query(`insert into organizations (id, slug, name) values ($1, $1, 'Bench webhooks')`, [orgId]);
-  // The receiver: fast, answers at once, notes when each category's event arrived.
+  // The receiver, a process of its own (bench/receiver.ts): fast, answers at once; the arrival of each category's
+  // event is read from it (take) on the timeline both processes share.
   const arrived = new Map<string, number>();
   let received = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const at = performance.now();
-      received++;
-      const id = (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string }).id;
-      if (!arrived.has(id)) arrived.set(id, at);
-      res.end("ok");
-    });
-  });
-  server.maxConnections = 200;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const receiver = await startReceiver();
+  const take = async () => {
+    const got = await receiver.take();
+    received = got.received;
+    for (const [id, at] of got.arrivals) if (!arrived.has(id)) arrived.set(id, at);
+  };
+  const receiverUrl = `http://127.0.0.1:${receiver.port}/hook`;
   const config = loadConfig({
     PUBLIC_BASE_URL: "http://bench.test",
     PUBLIC_API_PREVIEW: "webhooks",
@@ -129,8 +158,11 @@ async function main(): Promise<void> {
   };
   const waitAll = async (ids: string[], timeoutMs: number) => {
     const end = Date.now() + timeoutMs;
-    while (Date.now() < end && !ids.every((id) => arrived.has(id)))
+    for (;;) {
+      await take();
+      if (Date.now() >= end || ids.every((id) => arrived.has(id))) return;
       await new Promise((r) => setTimeout(r, 20));
+    }
   };
 
   try {
@@ -146,7 +178,7 @@ async function main(): Promise<void> {
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         const [id] = await create(1, "lat");
-        committed.set(id!, performance.now());
+        committed.set(id!, now());
       }
       await waitAll([...committed.keys()], 60_000);
       const latencies = [...committed]
@@ -171,6 +203,7 @@ async function main(): Promise<void> {
       const backlog: string[] = [];
       for (let done = 0; done < BACKLOG; done += 500)
         backlog.push(...(await create(Math.min(500, BACKLOG - done), "tp")));
+      await take();
       const before = received;
       engine = new WebhookEngine({ config, db: async () => db, catalog: async () => ctx }, engineOpts);
       const t0 = performance.now();
@@ -198,7 +231,7 @@ async function main(): Promise<void> {
         orgId,
         endpoint.id,
         create,
-        () => received,
+        async () => (await take(), received),
         (id) => arrived.get(id),
       );
       log(`page 1: ${JSON.stringify(pageOne)}`);
@@ -239,8 +272,7 @@ async function main(): Promise<void> {
   } finally {
     await engine.stop();
     await db.query(`delete from organizations where id = $1`, [orgId]);
-    server.closeAllConnections();
-    server.close();
+    receiver.stop();
     await db.close();
   }
 }
@@ -259,9 +291,11 @@ interface PageOneBlock {
   deliveryP50Ms?: number;
   deliveryP99Ms?: number;
   late?: number;
-  /** CPU used a second during the block (ms/s): the server's process (BENCH_SERVER_PID), every Postgres process. */
+  /** CPU used a second during the block (ms/s): the server's process (BENCH_SERVER_PID) and its children, every
+   * Postgres process, this process (the load generator and the writer; the receiver is a process of its own). */
   serverCpu?: number;
   postgresCpu?: number;
+  benchCpu?: number;
 }
 interface PageOneResult {
   url: string;
@@ -277,13 +311,19 @@ interface PageOneResult {
 }
 
 // CPU time so far (ms): the server's (BENCH_SERVER_PID) and Postgres'.
-function cpuNow(): { server?: number; postgres: Map<number, number> } {
-  return { server: SERVER_PID ? treeCpuMs(SERVER_PID) : undefined, postgres: commandCpuMs("postgres") };
+function cpuNow(): { server?: number; postgres: Map<number, number>; bench: number } {
+  const own = process.cpuUsage();
+  return {
+    server: SERVER_PID ? treeCpuMs(SERVER_PID) : undefined,
+    postgres: commandCpuMs("postgres"),
+    bench: (own.user + own.system) / 1000,
+  };
 }
 function cpuPerSecond(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>, ms: number) {
   return {
     serverCpu: a.server === undefined ? undefined : Math.round(((b.server! - a.server) * 1000) / ms),
     postgresCpu: Math.round((cpuBetween(a.postgres, b.postgres) * 1000) / ms),
+    benchCpu: Math.round(((b.bench - a.bench) * 1000) / ms),
   };
 }
 
@@ -300,7 +340,7 @@ async function pageOneWhileDelivering(
   orgId: string,
   endpointId: string,
   create: (n: number, tag: string) => Promise<string[]>,
-  received: () => number,
+  received: () => Promise<number>,
   arrivedAt: (id: string) => number | undefined,
 ): Promise<PageOneResult> {
   const url = `${env.BENCH_URL!.replace(/\/$/, "")}/public/v1/products`;
@@ -321,7 +361,7 @@ async function pageOneWhileDelivering(
     let writing = true;
     let changes = 0;
     const committed = new Map<string, number>();
-    const before = received();
+    const before = await received();
     const writer = (async () => {
       const started = performance.now();
       while (writing) {
@@ -329,7 +369,7 @@ async function pageOneWhileDelivering(
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         if (!writing) break;
         const [id] = await create(1, "p1");
-        committed.set(id!, performance.now());
+        committed.set(id!, now());
         changes++;
       }
     })();
@@ -345,6 +385,7 @@ async function pageOneWhileDelivering(
     writing = false;
     await writer;
     await new Promise((r) => setTimeout(r, 2000));
+    const delivered = (await received()) - before;
     const latencies = [...committed]
       .filter(([id]) => arrivedAt(id) !== undefined)
       .map(([id, at]) => arrivedAt(id)! - at);
@@ -355,7 +396,7 @@ async function pageOneWhileDelivering(
       p99Ms: r.latency.p99,
       non2xx: r.non2xx + r.errors,
       changes,
-      delivered: received() - before,
+      delivered,
       ...(deliveries
         ? {
             deliveryP50Ms: round(percentile(latencies, 50)),
@@ -400,11 +441,11 @@ function pageOneMarkdown(p: PageOneResult): string[] {
     "",
     "Delivery p50/p99: from a change's commit to its event at the receiver, of the block's changes delivered by 2 s after it; late: those not delivered by then.",
     "",
-    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | delivery p50 / p99 ms | late | server CPU ms/s | Postgres CPU ms/s |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | delivery p50 / p99 ms | late | server CPU ms/s | Postgres CPU ms/s | bench CPU ms/s |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...p.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveries ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} |`,
+        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveries ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} | ${b.benchCpu ?? "—"} |`,
     ),
     "",
   ];
