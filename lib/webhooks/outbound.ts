@@ -166,10 +166,30 @@ const CONNECT_CODES = new Set([
   "EADDRNOTAVAIL",
 ]);
 
+// Connections kept open between the deliveries to one origin (the engine's, one pair per engine): a delivery then
+// costs no TCP (and TLS) handshake when its receiver was sent another within a few seconds. Each connection is still
+// made through the address check (the lookup is the request's), and it is kept only for its own host and port, so a
+// kept connection leads where a checked one did. Idle ones are closed after 5 s (sooner when the receiver announces a
+// shorter keep-alive), at most 8 kept per origin; node's own agents' settings otherwise (most recently used first).
+export interface DeliveryAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+export function deliveryAgents(): DeliveryAgents {
+  const opts = { keepAlive: true, scheduling: "lifo" as const, timeout: 5_000, maxFreeSockets: 8 };
+  return { http: new http.Agent(opts), https: new https.Agent(opts) };
+}
+
+// How many times a request is sent again when the kept-alive connection it went out on turns out closed by the
+// receiver (its idle timeout met our request on the way): on a new connection each time.
+const STALE_RETRIES = 2;
+
 // POSTs one delivery: `body` as application/json with `headers`, the address checked at connection (unless
 // allowPrivate), within a connect timeout (5 s) and a total one (15 s), a redirect never followed, at most
 // `maxResponseBytes` (4 KiB) of the answer read before the connection is closed. Never throws: every failure is a
-// DeliveryResult. One connection per delivery (no keep-alive agent): every connection goes through the check.
+// DeliveryResult. With `agents` a connection whose answer was read whole is kept for the next delivery to that
+// origin (deliveryAgents); without, one connection per delivery. A request that went out on a kept connection the
+// receiver had just closed is sent again on a new one (at least once: receivers deduplicate by webhook-id).
 export function postWebhook(
   url: string,
   headers: Record<string, string>,
@@ -180,6 +200,7 @@ export function postWebhook(
     timeoutMs?: number;
     maxResponseBytes?: number;
     lookup?: LookupFunction;
+    agents?: DeliveryAgents;
   },
 ): Promise<DeliveryResult> {
   const started = performance.now();
@@ -195,6 +216,8 @@ export function postWebhook(
     ? (opts.lookup ?? systemLookup)
     : guardedLookup(opts.lookup ?? systemLookup);
   const max = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const secure = target.protocol === "https:";
+  const agent = opts.agents ? (secure ? opts.agents.https : opts.agents.http) : false;
 
   return new Promise<DeliveryResult>((resolve) => {
     let done = false;
@@ -202,12 +225,17 @@ export function postWebhook(
     const chunks: Buffer[] = [];
     let read = 0;
     let req: http.ClientRequest | undefined;
-    const timers: NodeJS.Timeout[] = [];
-    const finish = (error?: DeliveryResult["error"]) => {
+    let connected = false;
+    let connectTimer: NodeJS.Timeout | undefined;
+    let resent = 0;
+    const total = setTimeout(() => finish("timeout"), opts.timeoutMs ?? TIMEOUT_MS);
+    // `whole`: the answer was read to its end, so its connection may serve the next delivery (with agents).
+    const finish = (error?: DeliveryResult["error"], whole = false) => {
       if (done) return;
       done = true;
-      for (const t of timers) clearTimeout(t);
-      req?.destroy();
+      clearTimeout(total);
+      clearTimeout(connectTimer);
+      if (!whole) req?.destroy();
       const ok = error === undefined && status !== undefined && status >= 200 && status < 300;
       const bodyStart = Buffer.concat(chunks).subarray(0, max).toString("utf8");
       resolve({
@@ -218,12 +246,17 @@ export function postWebhook(
         ...(error ? { error } : {}),
       });
     };
-    try {
-      const send = target.protocol === "https:" ? https.request : http.request;
-      const payload = Buffer.from(body, "utf8");
-      req = send(target, {
+    const payload = Buffer.from(body, "utf8");
+    const send = () => {
+      connected = false;
+      clearTimeout(connectTimer);
+      connectTimer = setTimeout(
+        () => finish(connected ? "timeout" : "connect"),
+        opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      );
+      const r = (secure ? https.request : http.request)(target, {
         method: "POST",
-        agent: false,
+        agent,
         lookup,
         headers: {
           "user-agent": "PublicCatalogAPI-Webhooks/1",
@@ -232,28 +265,31 @@ export function postWebhook(
           "content-length": String(payload.length),
         },
       });
-      let connected = false;
-      timers.push(
-        setTimeout(
-          () => finish(connected ? "timeout" : "connect"),
-          opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-        ),
-      );
-      timers.push(setTimeout(() => finish("timeout"), opts.timeoutMs ?? TIMEOUT_MS));
-      req.on("socket", (socket) => {
+      req = r;
+      r.on("socket", (socket) => {
         const onConnect = () => {
           connected = true;
-          clearTimeout(timers[0]);
+          clearTimeout(connectTimer);
         };
         if (!socket.connecting) onConnect();
         else socket.once("connect", onConnect);
       });
-      req.on("error", (e: NodeJS.ErrnoException) => {
+      r.on("error", (e: NodeJS.ErrnoException) => {
+        if (r !== req) return;
+        if (
+          r.reusedSocket &&
+          status === undefined &&
+          STALE_CODES.has(e.code ?? "") &&
+          resent < STALE_RETRIES
+        ) {
+          resent++;
+          return send();
+        }
         if (e.code === REFUSED) return finish("refused_address");
         if (!connected && e.code && CONNECT_CODES.has(e.code)) return finish("connect");
         finish("network");
       });
-      req.on("response", (res) => {
+      r.on("response", (res) => {
         status = res.statusCode;
         if (status !== undefined && status >= 300 && status < 400) return finish("redirect");
         res.on("data", (chunk: Buffer) => {
@@ -261,14 +297,20 @@ export function postWebhook(
           read += chunk.length;
           if (read >= max) finish();
         });
-        res.on("end", () => finish());
+        res.on("end", () => finish(undefined, true));
         // Cut after the headers (a reset mid-body): the status came, the answer is what it said.
         res.on("close", () => finish());
         res.on("error", () => finish());
       });
-      req.end(payload);
+      r.end(payload);
+    };
+    try {
+      send();
     } catch {
       finish("network");
     }
   });
 }
+
+// Error codes of a kept-alive connection closed by the receiver before it read our request.
+const STALE_CODES = new Set(["ECONNRESET", "EPIPE"]);

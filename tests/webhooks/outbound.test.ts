@@ -5,7 +5,7 @@
 import http from "node:http";
 import net, { type AddressInfo, type LookupFunction } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { addressRefusal, checkWebhookUrl, postWebhook } from "@/lib/webhooks/outbound";
+import { addressRefusal, checkWebhookUrl, deliveryAgents, postWebhook } from "@/lib/webhooks/outbound";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
@@ -218,6 +218,13 @@ describe("postWebhook", () => {
       expect(await postWebhook(url, {}, "{}", { allowPrivate: false, lookup: mixed })).toMatchObject({
         error: "refused_address",
       });
+      // Through kept connections too: each new one is made through the check.
+      const agents = deliveryAgents();
+      const again = scriptedLookup([["127.0.0.1"]]);
+      expect(await postWebhook(url, {}, "{}", { allowPrivate: false, lookup: again, agents })).toMatchObject({
+        error: "refused_address",
+      });
+      agents.https.destroy();
       expect(reached).toBe(0);
       // With allowPrivate the same name reaches the listener (the lookup is the socket's: the check was the refusal).
       await postWebhook(url.replace("https:", "http:"), {}, "{}", {
@@ -228,6 +235,71 @@ describe("postWebhook", () => {
       expect(reached).toBe(1);
     } finally {
       await new Promise((resolve) => target.close(resolve));
+    }
+  });
+
+  it("with agents, keeps a connection whose answer was read whole for the next delivery to that origin", async () => {
+    const agents = deliveryAgents();
+    const post = (max?: number) =>
+      postWebhook(base(), {}, "{}", { ...allow, agents, ...(max ? { maxResponseBytes: max } : {}) });
+    try {
+      handler = (_req, res) => res.writeHead(200).end("ok");
+      for (let i = 0; i < 3; i++)
+        expect(await post()).toMatchObject({ ok: true, status: 200, bodyStart: "ok" });
+      handler = (_req, res) => res.writeHead(500).end("no");
+      expect(await post()).toMatchObject({ ok: false, status: 500, bodyStart: "no" });
+      expect(received).toHaveLength(4);
+      expect(connections).toBe(1);
+      // An answer cut at the cap, or a redirect, closes its connection: the next delivery makes another.
+      handler = (_req, res) => res.writeHead(200).end("x".repeat(100));
+      expect(await post(10)).toMatchObject({ ok: true, bodyStart: "x".repeat(10) });
+      handler = (_req, res) => res.writeHead(302, { location: "/elsewhere" }).end();
+      expect(await post()).toMatchObject({ error: "redirect" });
+      handler = (_req, res) => res.writeHead(200).end("ok");
+      expect(await post()).toMatchObject({ ok: true });
+      expect(connections).toBe(3);
+      // Without agents, one connection per delivery.
+      await postWebhook(base(), {}, "{}", allow);
+      await postWebhook(base(), {}, "{}", allow);
+      expect(connections).toBe(5);
+    } finally {
+      agents.http.destroy();
+    }
+  });
+
+  it("with agents, sends a request again on a new connection when the receiver closed the kept one under it", async () => {
+    const agents = deliveryAgents();
+    // The receiver drops a connection at its second request, unanswered (its idle timeout met our request).
+    const served = new WeakMap<net.Socket, number>();
+    handler = (req, res) => {
+      const n = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, n);
+      if (n > 1) req.socket.destroy();
+      else res.writeHead(200).end(`ok ${received.length}`);
+    };
+    try {
+      expect(await postWebhook(base(), {}, '{"n":1}', { ...allow, agents })).toMatchObject({
+        ok: true,
+        bodyStart: "ok 1",
+      });
+      expect(await postWebhook(base(), {}, '{"n":2}', { ...allow, agents })).toMatchObject({
+        ok: true,
+        bodyStart: "ok 3",
+      });
+      expect(received.map((r) => r.body)).toEqual(['{"n":1}', '{"n":2}', '{"n":2}']);
+      expect(connections).toBe(2);
+      // A fresh connection dropped unanswered is a failure, not sent again.
+      handler = (req) => req.socket.destroy();
+      agents.http.destroy();
+      const fresh = deliveryAgents();
+      expect(await postWebhook(base(), {}, "{}", { ...allow, agents: fresh })).toMatchObject({
+        ok: false,
+        error: "network",
+      });
+      expect(received).toHaveLength(4);
+      fresh.http.destroy();
+    } finally {
+      agents.http.destroy();
     }
   });
 
