@@ -21,7 +21,8 @@
 // BENCH_CONCURRENCY (workers, 4) and BENCH_BATCH (attempts per worker at once, 8): the engine's defaults,
 // BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15), BENCH_PAGE_CONNECTIONS (10; 0: no
 // page-1 load, what the deliveries alone cost), BENCH_ROUNDS (1: rounds of the blocks off, on, on, off; the median of
-// the rounds' changes is reported), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres').
+// the rounds' changes is reported), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres'),
+// BENCH_CONTROL=1 (control rounds interleaved, whose "on" blocks deliver nothing: the measure's own noise).
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -53,6 +54,10 @@ const BATCH = Number(env.BENCH_BATCH ?? 8);
 const PAGE_SECONDS = Number(env.BENCH_PAGE_SECONDS ?? 15);
 const PAGE_CONNECTIONS = Number(env.BENCH_PAGE_CONNECTIONS ?? 10);
 const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 1));
+// (c) with control rounds (BENCH_CONTROL=1): as many rounds again, interleaved with the real ones (real, control;
+// control, real; ...), whose "on" blocks leave the endpoint off: their changes are what the same blocks differ by
+// when nothing differs, the noise the real rounds are judged against, under the same drift.
+const CONTROL = env.BENCH_CONTROL === "1";
 const SERVER_PID = env.BENCH_SERVER_PID ? Number(env.BENCH_SERVER_PID) : undefined;
 // The measures to take (BENCH_PARTS, e.g. "a,b"): (a) and (b) by default, (c) alone with BENCH_URL and BENCH_KEY (a
 // server on the same database runs an engine of its own, which would take a share of (a)'s and (b)'s deliveries).
@@ -280,6 +285,8 @@ async function main(): Promise<void> {
 // One block of (c): page 1's figures, and the deliveries the receiver got meanwhile.
 interface PageOneBlock {
   deliveries: boolean;
+  /** A control round's block: its endpoint stays off even in an "on" block. */
+  control: boolean;
   rps: number;
   p50Ms: number;
   p99Ms: number;
@@ -305,6 +312,10 @@ interface PageOneResult {
   /** Each round's change of page 1 with the deliveries (%), and their median. */
   rounds: number[];
   median: string;
+  /** With BENCH_CONTROL: the control rounds' changes, and the real rounds' mean change less the control rounds'
+   * (percentage points) with its 95 % interval (Welch). */
+  controlRounds?: number[];
+  difference?: { mean: number; low: number; high: number };
   offRps: number;
   onRps: number;
   change: string;
@@ -350,13 +361,18 @@ async function pageOneWhileDelivering(
   // Warm-up: the server's first seconds (its caches, the optimizer) weigh on no block.
   await autocannon({ url, headers, connections: 10, duration: 5 });
   const blocks: PageOneBlock[] = [];
-  const order = Array.from({ length: ROUNDS }, () => [false, true, true, false]).flat();
-  for (const deliveries of order) {
+  const kinds = Array.from({ length: ROUNDS }, (_, i) =>
+    !CONTROL ? [false] : i % 2 === 0 ? [false, true] : [true, false],
+  ).flat();
+  const order = kinds.flatMap((control) =>
+    [false, true, true, false].map((deliveries) => ({ control, deliveries })),
+  );
+  for (const { control, deliveries } of order) {
     await db.query(
       `update webhook_endpoints
           set enabled = $2, position = coalesce((select head from catalog_change_heads where org_id = $3), 0)
         where id = $1`,
-      [endpointId, deliveries, orgId],
+      [endpointId, deliveries && !control, orgId],
     );
     let writing = true;
     let changes = 0;
@@ -391,13 +407,14 @@ async function pageOneWhileDelivering(
       .map(([id, at]) => arrivedAt(id)! - at);
     const block = {
       deliveries,
+      control,
       rps: Math.round(r.requests.average),
       p50Ms: r.latency.p50,
       p99Ms: r.latency.p99,
       non2xx: r.non2xx + r.errors,
       changes,
       delivered,
-      ...(deliveries
+      ...(deliveries && !control
         ? {
             deliveryP50Ms: round(percentile(latencies, 50)),
             deliveryP99Ms: round(percentile(latencies, 99)),
@@ -410,24 +427,31 @@ async function pageOneWhileDelivering(
     blocks.push(block);
   }
   await db.query(`update webhook_endpoints set enabled = false where id = $1`, [endpointId]);
+  const real = blocks.filter((b) => !b.control);
   const mean = (on: boolean) => {
-    const xs = blocks.filter((b) => b.deliveries === on).map((b) => b.rps);
+    const xs = real.filter((b) => b.deliveries === on).map((b) => b.rps);
     return Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
   };
   const offRps = mean(false);
   const onRps = mean(true);
   // Each round's change (its blocks off, on, on, off: the machine's drift weighs on both), and their median.
-  const rounds = Array.from({ length: ROUNDS }, (_, i) => {
-    const [a, b, c, d] = blocks.slice(i * 4, i * 4 + 4).map((x) => x.rps);
-    return round((100 * ((b! + c!) / 2 - (a! + d!) / 2)) / ((a! + d!) / 2), 1);
-  });
+  const changes = (control: boolean) => {
+    const of = blocks.filter((b) => b.control === control);
+    return Array.from({ length: of.length / 4 }, (_, i) => {
+      const [a, b, c, d] = of.slice(i * 4, i * 4 + 4).map((x) => x.rps);
+      return round((100 * ((b! + c!) / 2 - (a! + d!) / 2)) / ((a! + d!) / 2), 1);
+    });
+  };
+  const rounds = changes(false);
   const median = [...rounds].sort((x, y) => x - y)[Math.floor(rounds.length / 2)]!;
+  const controlRounds = CONTROL ? changes(true) : undefined;
   return {
     url,
     rate: RATE,
     seconds: PAGE_SECONDS,
     rounds,
     median: `${median}%`,
+    ...(controlRounds ? { controlRounds, difference: welch(rounds, controlRounds) } : {}),
     blocks,
     offRps,
     onRps,
@@ -435,8 +459,55 @@ async function pageOneWhileDelivering(
   };
 }
 
+// The difference of two samples' means and its 95 % interval (Welch's t, two-sided).
+function welch(a: number[], b: number[]): { mean: number; low: number; high: number } {
+  const stats = (xs: number[]) => {
+    const m = xs.reduce((x, y) => x + y, 0) / xs.length;
+    const v = xs.reduce((x, y) => x + (y - m) ** 2, 0) / (xs.length - 1);
+    return { m, q: v / xs.length, n: xs.length };
+  };
+  const x = stats(a);
+  const y = stats(b);
+  const se = Math.sqrt(x.q + y.q);
+  const df = (x.q + y.q) ** 2 / (x.q ** 2 / (x.n - 1) + y.q ** 2 / (y.n - 1));
+  const t = tCritical95(df);
+  const d = x.m - y.m;
+  return { mean: round(d, 1), low: round(d - t * se, 1), high: round(d + t * se, 1) };
+}
+
+// Student's t at 97.5 % for df degrees of freedom (a table, between its rows the next lower one: wider, safe).
+function tCritical95(df: number): number {
+  const table: [number, number][] = [
+    [1, 12.71],
+    [2, 4.303],
+    [3, 3.182],
+    [4, 2.776],
+    [5, 2.571],
+    [6, 2.447],
+    [7, 2.365],
+    [8, 2.306],
+    [9, 2.262],
+    [10, 2.228],
+    [12, 2.179],
+    [15, 2.131],
+    [20, 2.086],
+    [30, 2.042],
+    [60, 2.0],
+    [120, 1.98],
+  ];
+  let t = table[0]![1];
+  for (const [d, v] of table) if (df >= d) t = v;
+  return Number.isFinite(df) ? t : 1.96;
+}
+
 function pageOneMarkdown(p: PageOneResult): string[] {
   return [
+    ...(p.controlRounds && p.difference
+      ? [
+          `With control rounds (BENCH_CONTROL=1), interleaved with the real ones, whose "on" blocks deliver nothing (the measure's own noise): control rounds ${p.controlRounds.map((r) => `${r}%`).join(", ")}; the real rounds' mean change less the control rounds': **${p.difference.mean} points, 95 % interval ${p.difference.low} to ${p.difference.high}** (Welch).`,
+          "",
+        ]
+      : []),
     `Page 1 of products on the server (${p.url}, 10 connections, ${p.seconds} s a block) while another organization changes at ${p.rate}/s, without and with its changes delivered by the server's engine (blocks off, on, on, off, ${p.rounds.length} round(s)): ${p.offRps} req/s without, ${p.onRps} req/s with (${p.change}); each round ${p.rounds.map((r) => `${r}%`).join(", ")}, median ${p.median}.`,
     "",
     "Delivery p50/p99: from a change's commit to its event at the receiver, of the block's changes delivered by 2 s after it; late: those not delivered by then.",
@@ -445,7 +516,7 @@ function pageOneMarkdown(p: PageOneResult): string[] {
     "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...p.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${b.deliveries ? "on" : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveries ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} | ${b.benchCpu ?? "—"} |`,
+        `| ${i + 1} | ${b.deliveries ? (b.control ? "on (control: off)" : "on") : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveryP50Ms !== undefined ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} | ${b.benchCpu ?? "—"} |`,
     ),
     "",
   ];
