@@ -9,6 +9,7 @@
 //
 // Built into .next/server-bundle/webhooks-worker.mjs (scripts/lib/build.ts). It stops on SIGTERM or SIGINT, and when
 // the process that forked it goes away (its IPC channel closes): the attempts under way finish first.
+import os from "node:os";
 import { getConfig } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
 import { createRuntime } from "@/lib/runtime";
@@ -19,6 +20,17 @@ if (!previewOn("webhooks", config)) {
     "webhooks worker: the `webhooks` preview feature is off (PUBLIC_API_PREVIEW): nothing to deliver",
   );
   process.exit(1);
+}
+// Deliveries yield to the API: this process runs at the lowest CPU priority (nice 19, set before it starts threads
+// of its own, which inherit it), so that on a machine it shares with the server its work fills the CPU the server
+// leaves and never preempts a request. Bench (2 cores the server's page 1 saturates, 50 deliveries/s, run 30 and
+// 31): page 1 −4.4 % while delivering at nice 0 (5 rounds), −1.6 % at nice 19 (3 rounds; control rounds of the same
+// runs +2.4 % and +0.9 %); delivery p50 ~270 → ~280 ms, none late. Alone on its host it changes nothing.
+const WORKER_NICE = 19;
+try {
+  os.setPriority(WORKER_NICE);
+} catch (err) {
+  console.error("webhooks worker: could not lower its priority:", (err as Error).message);
 }
 // This process delivers, whatever the configuration says of the server's.
 const rt = createRuntime({ ...config, WEBHOOKS_DELIVERY: "inline" });
@@ -45,6 +57,6 @@ try {
   process.exit(1);
 }
 console.log(
-  `webhooks: delivering in a worker process (pid ${process.pid}, pg-boss on ${driver}, ` +
+  `webhooks: delivering in a worker process (pid ${process.pid}, nice ${os.getPriority()}, pg-boss on ${driver}, ` +
     `${rt.webhooks.opts.concurrency} workers × ${rt.webhooks.opts.batchSize} attempts)`,
 );

@@ -47,10 +47,12 @@ describe("the webhooks' delivery worker process", () => {
         WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
         AUTH_SECRET: "a".repeat(32),
       },
-      /delivering in a worker process \(pid \d+, pg-boss on pg/,
+      /delivering in a worker process \(pid \d+, nice 19, pg-boss on pg/,
     );
     try {
       await worker.ready;
+      // It yields to the server it shares a machine with: the lowest CPU priority.
+      expect(os.getPriority(worker.child.pid)).toBe(19);
       const [id] = await addCategories(h, 1, "wk");
       await waitFor(async () => receiver.got.some((g) => g.body.includes(id!)), "the delivery", 20_000);
       const [d] = await h.db.query<{ state: string }>(
