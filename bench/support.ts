@@ -1,4 +1,4 @@
-// What the bench scripts share: rounding and percentiles of their figures, a free loopback port, waiting for a server
+// What the bench scripts share: rounding, percentiles and a difference's interval of their figures, a free loopback port, waiting for a server
 // to answer, a product body the write preview accepts, and read keys of an organization.
 import type { ChildProcess } from "node:child_process";
 import net from "node:net";
@@ -15,6 +15,47 @@ export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+// The difference of two samples' means and its 95 % interval (Welch's t, two-sided).
+export function welch(a: number[], b: number[]): { mean: number; low: number; high: number } {
+  const stats = (xs: number[]) => {
+    const m = xs.reduce((x, y) => x + y, 0) / xs.length;
+    const v = xs.reduce((x, y) => x + (y - m) ** 2, 0) / (xs.length - 1);
+    return { m, q: v / xs.length, n: xs.length };
+  };
+  const x = stats(a);
+  const y = stats(b);
+  const se = Math.sqrt(x.q + y.q);
+  const df = (x.q + y.q) ** 2 / (x.q ** 2 / (x.n - 1) + y.q ** 2 / (y.n - 1));
+  const t = tCritical95(df);
+  const d = x.m - y.m;
+  return { mean: round(d, 1), low: round(d - t * se, 1), high: round(d + t * se, 1) };
+}
+
+// Student's t at 97.5 % for df degrees of freedom (a table, between its rows the next lower one: wider, safe).
+function tCritical95(df: number): number {
+  const table: [number, number][] = [
+    [1, 12.71],
+    [2, 4.303],
+    [3, 3.182],
+    [4, 2.776],
+    [5, 2.571],
+    [6, 2.447],
+    [7, 2.365],
+    [8, 2.306],
+    [9, 2.262],
+    [10, 2.228],
+    [12, 2.179],
+    [15, 2.131],
+    [20, 2.086],
+    [30, 2.042],
+    [60, 2.0],
+    [120, 1.98],
+  ];
+  let t = table[0]![1];
+  for (const [d, v] of table) if (df >= d) t = v;
+  return Number.isFinite(df) ? t : 1.96;
 }
 
 // A TCP port on loopback that was free a moment ago.

@@ -141,8 +141,6 @@ interface Mark {
   build_mark: string | null;
 }
 
-// What one refresher step did: wrote documents (more may be due), found nothing to do, or found another instance at
-// work on the organization.
 // What a step did: wrote and has more to do (a build's batch, a full batch of changes), wrote and brought the mark to
 // the head it read (caught-up), nothing to do (idle), or another refresher holds the organization (busy).
 export type RefreshStep = "wrote" | "caught-up" | "idle" | "busy";

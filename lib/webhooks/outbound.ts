@@ -183,6 +183,8 @@ export function deliveryAgents(): DeliveryAgents {
 // How many times a request is sent again when the kept-alive connection it went out on turns out closed by the
 // receiver (its idle timeout met our request on the way): on a new connection each time.
 const STALE_RETRIES = 2;
+// Error codes of a kept-alive connection closed by the receiver before it read our request.
+const STALE_CODES = new Set(["ECONNRESET", "EPIPE"]);
 
 // POSTs one delivery: `body` as application/json with `headers`, the address checked at connection (unless
 // allowPrivate), within a connect timeout (5 s) and a total one (15 s), a redirect never followed, at most
@@ -311,6 +313,3 @@ export function postWebhook(
     }
   });
 }
-
-// Error codes of a kept-alive connection closed by the receiver before it read our request.
-const STALE_CODES = new Set(["ECONNRESET", "EPIPE"]);
