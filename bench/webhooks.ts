@@ -18,7 +18,7 @@
 // Writes results to bench/results/<date>-webhooks[-BENCH_TAG].json and .md.
 //
 // Environment: DATABASE_URL (optional), BENCH_CHANGES (500), BENCH_RATE (50), BENCH_BACKLOG (5000),
-// BENCH_CONCURRENCY (workers, 4) and BENCH_BATCH (attempts per worker at once, 8): the engine's defaults,
+// BENCH_CONCURRENCY (workers) and BENCH_BATCH (attempts per worker at once): the engine's defaults unless set,
 // BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15), BENCH_PAGE_CONNECTIONS (10; 0: no
 // page-1 load, what the deliveries alone cost), BENCH_ROUNDS (1: rounds of the blocks off, on, on, off; the median of
 // the rounds' changes is reported), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres'),
@@ -49,8 +49,8 @@ const RESULTS = path.join(ROOT, "bench/results");
 const CHANGES = Number(env.BENCH_CHANGES ?? 500);
 const RATE = Number(env.BENCH_RATE ?? 50);
 const BACKLOG = Number(env.BENCH_BACKLOG ?? 5000);
-const CONCURRENCY = Number(env.BENCH_CONCURRENCY ?? 4);
-const BATCH = Number(env.BENCH_BATCH ?? 8);
+const CONCURRENCY = env.BENCH_CONCURRENCY ? Number(env.BENCH_CONCURRENCY) : undefined;
+const BATCH = env.BENCH_BATCH ? Number(env.BENCH_BATCH) : undefined;
 const PAGE_SECONDS = Number(env.BENCH_PAGE_SECONDS ?? 15);
 const PAGE_CONNECTIONS = Number(env.BENCH_PAGE_CONNECTIONS ?? 10);
 const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 1));
@@ -140,7 +140,11 @@ async function main(): Promise<void> {
     anchors: new AnchorCache(),
     versions: new VersionReads(),
   };
-  const engineOpts = { concurrency: CONCURRENCY, batchSize: BATCH, dispatchIntervalMs: 1000 };
+  const engineOpts = {
+    ...(CONCURRENCY ? { concurrency: CONCURRENCY } : {}),
+    ...(BATCH ? { batchSize: BATCH } : {}),
+    dispatchIntervalMs: 1000,
+  };
   let engine = new WebhookEngine({ config, db: async () => db, catalog: async () => ctx }, engineOpts);
   const { endpoint } = await createEndpoint(
     db,
@@ -222,8 +226,8 @@ async function main(): Promise<void> {
         requests: received - before,
         seconds: round(seconds, 2),
         deliveriesPerSecond: round(got / seconds),
-        workers: CONCURRENCY,
-        batchSize: BATCH,
+        workers: engine.opts.concurrency,
+        batchSize: engine.opts.batchSize,
       };
       log(`throughput: ${JSON.stringify(throughput)}`);
     }
@@ -266,7 +270,7 @@ async function main(): Promise<void> {
           : []),
         ...(throughput
           ? [
-              `Sustained deliveries to a fast receiver, a backlog of ${BACKLOG} from a cold engine, ${CONCURRENCY} workers × ${BATCH} attempts at once: ${throughput.deliveriesPerSecond}/s (${throughput.delivered} in ${throughput.seconds} s).`,
+              `Sustained deliveries to a fast receiver, a backlog of ${BACKLOG} from a cold engine, ${throughput.workers} workers × ${throughput.batchSize} attempts at once: ${throughput.deliveriesPerSecond}/s (${throughput.delivered} in ${throughput.seconds} s).`,
               "",
             ]
           : []),
