@@ -10,6 +10,11 @@ export function treeCpuMs(pid: number): number {
   return cpuMsOf(tree(pid));
 }
 
+// CPU time (ms, user and system) of one process so far.
+export function processCpuMs(pid: number): number {
+  return cpuMsOf([pid]);
+}
+
 // CPU time (ms) so far of each process whose command is `comm` (e.g. "postgres": the server and its backends).
 export function commandCpuMs(comm: string): Map<number, number> {
   const byPid = new Map<number, number>();

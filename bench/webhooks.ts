@@ -22,7 +22,9 @@
 // BENCH_TAG (file suffix); for (c) BENCH_URL, BENCH_KEY, BENCH_PAGE_SECONDS (15), BENCH_PAGE_CONNECTIONS (10; 0: no
 // page-1 load, what the deliveries alone cost), BENCH_ROUNDS (1: rounds of the blocks off, on, on, off; the median of
 // the rounds' changes is reported), BENCH_SERVER_PID (the server's CPU a second in each block, beside Postgres'),
-// BENCH_CONTROL=1 (control rounds interleaved, whose "on" blocks deliver nothing: the measure's own noise).
+// BENCH_CONTROL=1 (control rounds interleaved, whose "on" blocks deliver nothing: the measure's own noise),
+// BENCH_RECEIVER_NICE (19: the receiver stands in for an integrator's host, so on this machine it takes only the CPU
+// nothing else wants; 0 as in runs up to 34).
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -40,7 +42,7 @@ import { loadConfig } from "@/lib/config";
 import { WebhookEngine } from "@/lib/webhooks/engine";
 import { createEndpoint, endpointInputSchema } from "@/lib/webhooks/endpoints";
 import type { ReceiverMessage } from "./receiver";
-import { commandCpuMs, cpuBetween, treeCpuMs } from "./process-rss";
+import { commandCpuMs, cpuBetween, processCpuMs, treeCpuMs } from "./process-rss";
 import { percentile, round, welch } from "./support";
 
 const env = process.env;
@@ -58,6 +60,7 @@ const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 1));
 // control, real; ...), whose "on" blocks leave the endpoint off: their changes are what the same blocks differ by
 // when nothing differs, the noise the real rounds are judged against, under the same drift.
 const CONTROL = env.BENCH_CONTROL === "1";
+const RECEIVER_NICE = Number(env.BENCH_RECEIVER_NICE ?? 19);
 const SERVER_PID = env.BENCH_SERVER_PID ? Number(env.BENCH_SERVER_PID) : undefined;
 // The measures to take (BENCH_PARTS, e.g. "a,b"): (a) and (b) by default, (c) alone with BENCH_URL and BENCH_KEY (a
 // server on the same database runs an engine of its own, which would take a share of (a)'s and (b)'s deliveries).
@@ -76,8 +79,9 @@ const autocannon = require("autocannon") as (opts: Record<string, unknown>) => P
 // Now on the timeline the receiver's arrivals are on (ms, the wall clock's high resolution).
 const now = () => performance.timeOrigin + performance.now();
 
-// The receiver process (bench/receiver.ts), listening; take() reads the arrivals since the last take.
+// The receiver process (bench/receiver.ts) at RECEIVER_NICE, listening; take() reads the arrivals since the last take.
 async function startReceiver(): Promise<{
+  pid: number;
   port: number;
   take(): Promise<{ received: number; arrivals: [string, number][] }>;
   stop(): void;
@@ -86,12 +90,14 @@ async function startReceiver(): Promise<{
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  os.setPriority(child.pid!, RECEIVER_NICE);
   const waiting: ((m: ReceiverMessage) => void)[] = [];
   child.on("message", (m) => waiting.shift()?.(m as ReceiverMessage));
   const next = () => new Promise<ReceiverMessage>((resolve) => waiting.push(resolve));
   const first = await next();
   if (!("port" in first)) throw new Error("the receiver did not say its port");
   return {
+    pid: child.pid!,
     port: first.port,
     take: async () => {
       const answer = next();
@@ -242,6 +248,7 @@ async function main(): Promise<void> {
         create,
         async () => (await take(), received),
         (id) => arrived.get(id),
+        receiver.pid,
       );
       log(`page 1: ${JSON.stringify(pageOne)}`);
     }
@@ -302,10 +309,13 @@ interface PageOneBlock {
   deliveryP50Ms?: number;
   deliveryP99Ms?: number;
   late?: number;
-  /** CPU used a second during the block (ms/s): the server's process (BENCH_SERVER_PID) and its children, every
-   * Postgres process, this process (the load generator and the writer; the receiver is a process of its own). */
+  /** CPU used a second during the block (ms/s): the server's process alone (BENCH_SERVER_PID; until run 34 this
+   * figure counted its children too), its children (the webhooks' worker process), every Postgres process, the
+   * receiver's process, this process (the load generator and the writer). */
   serverCpu?: number;
+  workerCpu?: number;
   postgresCpu?: number;
+  receiverCpu?: number;
   benchCpu?: number;
 }
 interface PageOneResult {
@@ -325,20 +335,26 @@ interface PageOneResult {
   change: string;
 }
 
-// CPU time so far (ms): the server's (BENCH_SERVER_PID) and Postgres'.
-function cpuNow(): { server?: number; postgres: Map<number, number>; bench: number } {
+// CPU time so far (ms): the server's process and its children (BENCH_SERVER_PID), Postgres', the receiver's, this
+// process's.
+function cpuNow(receiverPid: number) {
   const own = process.cpuUsage();
   return {
-    server: SERVER_PID ? treeCpuMs(SERVER_PID) : undefined,
+    server: SERVER_PID ? processCpuMs(SERVER_PID) : undefined,
+    tree: SERVER_PID ? treeCpuMs(SERVER_PID) : undefined,
     postgres: commandCpuMs("postgres"),
+    receiver: processCpuMs(receiverPid),
     bench: (own.user + own.system) / 1000,
   };
 }
 function cpuPerSecond(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>, ms: number) {
+  const perSecond = (before: number, after: number) => Math.round(((after - before) * 1000) / ms);
   return {
-    serverCpu: a.server === undefined ? undefined : Math.round(((b.server! - a.server) * 1000) / ms),
+    serverCpu: a.server === undefined ? undefined : perSecond(a.server, b.server!),
+    workerCpu: a.tree === undefined ? undefined : perSecond(a.tree - a.server!, b.tree! - b.server!),
     postgresCpu: Math.round((cpuBetween(a.postgres, b.postgres) * 1000) / ms),
-    benchCpu: Math.round(((b.bench - a.bench) * 1000) / ms),
+    receiverCpu: perSecond(a.receiver, b.receiver),
+    benchCpu: perSecond(a.bench, b.bench),
   };
 }
 
@@ -357,6 +373,7 @@ async function pageOneWhileDelivering(
   create: (n: number, tag: string) => Promise<string[]>,
   received: () => Promise<number>,
   arrivedAt: (id: string) => number | undefined,
+  receiverPid: number,
 ): Promise<PageOneResult> {
   const url = `${env.BENCH_URL!.replace(/\/$/, "")}/public/v1/products`;
   const headers = { authorization: `Bearer ${env.BENCH_KEY}` };
@@ -395,13 +412,13 @@ async function pageOneWhileDelivering(
     })();
     // The writer's first second before the load: the deliveries (if any) are flowing when it starts.
     await new Promise((r) => setTimeout(r, 1000));
-    const cpuBefore = cpuNow();
+    const cpuBefore = cpuNow(receiverPid);
     const t0 = performance.now();
     const r =
       PAGE_CONNECTIONS > 0
         ? await autocannon({ url, headers, connections: PAGE_CONNECTIONS, duration: PAGE_SECONDS })
         : await idle(PAGE_SECONDS);
-    const cpu = cpuPerSecond(cpuBefore, cpuNow(), performance.now() - t0);
+    const cpu = cpuPerSecond(cpuBefore, cpuNow(receiverPid), performance.now() - t0);
     writing = false;
     await writer;
     await new Promise((r) => setTimeout(r, 2000));
@@ -475,11 +492,13 @@ function pageOneMarkdown(p: PageOneResult): string[] {
     "",
     "Delivery p50/p99: from a change's commit to its event at the receiver, of the block's changes delivered by 2 s after it; late: those not delivered by then.",
     "",
-    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | delivery p50 / p99 ms | late | server CPU ms/s | Postgres CPU ms/s | bench CPU ms/s |",
-    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `CPU a second of the block (ms/s): the server's process alone, its worker process, Postgres, the receiver (at nice ${RECEIVER_NICE}), this bench (the load generator and the writer).`,
+    "",
+    "| block | deliveries | page 1 req/s | p50 ms | p99 ms | errors | changes | delivered | delivery p50 / p99 ms | late | server | worker | Postgres | receiver | bench |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...p.blocks.map(
       (b, i) =>
-        `| ${i + 1} | ${b.deliveries ? (b.control ? "on (control: off)" : "on") : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveryP50Ms !== undefined ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.postgresCpu} | ${b.benchCpu ?? "—"} |`,
+        `| ${i + 1} | ${b.deliveries ? (b.control ? "on (control: off)" : "on") : "off"} | ${b.rps} | ${b.p50Ms} | ${b.p99Ms} | ${b.non2xx} | ${b.changes} | ${b.delivered} | ${b.deliveryP50Ms !== undefined ? `${b.deliveryP50Ms} / ${b.deliveryP99Ms}` : "—"} | ${b.late ?? "—"} | ${b.serverCpu ?? "—"} | ${b.workerCpu ?? "—"} | ${b.postgresCpu} | ${b.receiverCpu ?? "—"} | ${b.benchCpu ?? "—"} |`,
     ),
     "",
   ];
