@@ -23,9 +23,10 @@ if (!previewOn("webhooks", config)) {
 }
 // Deliveries yield to the API: this process runs at the lowest CPU priority (nice 19, set before it starts threads
 // of its own, which inherit it), so that on a machine it shares with the server its work fills the CPU the server
-// leaves and never preempts a request. Bench (2 cores the server's page 1 saturates, 50 deliveries/s, run 30 and
-// 31): page 1 −4.4 % while delivering at nice 0 (5 rounds), −1.6 % at nice 19 (3 rounds; control rounds of the same
-// runs +2.4 % and +0.9 %); delivery p50 ~270 → ~280 ms, none late. Alone on its host it changes nothing.
+// leaves. Bench (2 cores the server's page 1 saturates, 50 deliveries/s): at nice 0 page 1 −6.9 points against
+// control rounds (run 30, 95 % interval −10.6 to −3.1); at nice 19 within noise (runs 33–35, pooled −3.7, −8.2 to
+// 0.9), the server's process getting ~2 % less CPU; delivery p50 ~270 → ~280 ms, none late. Alone on its host it
+// changes nothing.
 const WORKER_NICE = 19;
 try {
   os.setPriority(WORKER_NICE);
