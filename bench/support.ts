@@ -1,5 +1,5 @@
-// What the bench scripts share: rounding, percentiles and a difference's interval of their figures, a free loopback port, waiting for a server
-// to answer, a product body the write preview accepts, and read keys of an organization.
+// What the bench scripts share: rounding, percentiles and a difference's interval of their figures, a free loopback
+// port, waiting for a server to answer, a product body the write preview accepts, and read keys of an organization.
 import type { ChildProcess } from "node:child_process";
 import net from "node:net";
 import type { Queryable } from "@/db/client";
