@@ -287,3 +287,11 @@ export function setRuntime(rt: Runtime | undefined): void {
   if (rt) (globalThis as G)[KEY] = rt;
   else delete (globalThis as G)[KEY];
 }
+
+// Closes the runtime of this process if one was built (a server's exit), and forgets it.
+export async function closeRuntime(): Promise<void> {
+  const g = globalThis as G;
+  const rt = g[KEY];
+  delete g[KEY];
+  await rt?.close();
+}

@@ -26,6 +26,7 @@ const fastPathOff = /^(off|false|0|no)$/i.test(process.env.PCA_FAST_PATH ?? "");
 const {
   BASELINE_SECURITY_HEADERS,
   SERVER_TIMEOUTS,
+  closeRuntime,
   frontDoorListener,
   guardServer,
   publicApiHost,
@@ -83,7 +84,7 @@ const server = http.createServer(
 guardServer(server);
 server.listen(port, hostname, () => console.log(`▲ Next.js serving on http://${hostname}:${port}`));
 
-// On exit the process's runtime (lib/runtime.ts, on globalThis) is closed, at most 5 s: usage and the request log
+// On exit the process's runtime (lib/runtime.ts) is closed, at most 5 s: usage and the request log
 // hold up to USAGE_FLUSH_MS of requests in memory, written by its close.
 // The worker is asked to stop at the same time (its attempts under way finish) and waited for within the same 5 s.
 const stop = () => {
@@ -91,9 +92,8 @@ const stop = () => {
   const workerGone = worker ? new Promise((resolve) => worker.once("exit", resolve)) : undefined;
   worker?.kill("SIGTERM");
   server.close(() => {
-    const rt = globalThis[Symbol.for("public-catalog-api.runtime")];
     const wait = new Promise((resolve) => setTimeout(resolve, 5000).unref());
-    Promise.race([Promise.all([rt?.close(), workerGone]), wait])
+    Promise.race([Promise.all([closeRuntime(), workerGone]), wait])
       .catch(() => undefined)
       .finally(() => process.exit(0));
   });

@@ -1,7 +1,7 @@
 // The entry of the server bundle: the modules of our own that the production server (scripts/serve.mjs) imports,
 // compiled once at build time into .next/server-bundle/server.mjs (scripts/lib/build.ts): the front door, and the
 // public API's router hosted on node:http.
-// The router's state lives in the runtime on globalThis (lib/runtime.ts), so the API served from this module and
+// The router's state lives in the process's one runtime (lib/runtime.ts), so the API served from this module and
 // the console served by Next.js' copy of the same sources share one key cache, page cache and limiter.
 import { loadConfig } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
@@ -9,6 +9,7 @@ import { publicApi } from "@/lib/public-api/router";
 import { createApiHost, type ApiHost } from "./api-host";
 
 export { SERVER_TIMEOUTS, frontDoorListener, guardServer } from "./front-server";
+export { closeRuntime } from "@/lib/runtime";
 export { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
 export type { ApiHost } from "./api-host";
 
