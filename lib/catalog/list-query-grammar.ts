@@ -151,7 +151,7 @@ export function sortPattern(fields: readonly string[]): string {
 
 // sort: `field.asc|desc`, comma-separated; default updatedAt.desc; id is always the last tie-breaker.
 export function sortParam<F extends string>(fields: readonly F[]) {
-  const allowed = new Set<string>(fields);
+  const isField = (name: string): name is F => (fields as readonly string[]).includes(name);
   return {
     schema: z
       .string()
@@ -162,10 +162,11 @@ export function sortParam<F extends string>(fields: readonly F[]) {
         const keys: SortKey<F>[] = [];
         for (const part of value.split(",")) {
           const token = part.trim();
-          const m = /^([A-Za-z]+)\.(asc|desc)$/.exec(token);
-          if (!m) return refuse(ctx, { refusal: "sortFormat", token, fields });
-          const [, field, order] = m as unknown as [string, F, "asc" | "desc"];
-          if (!allowed.has(field)) return refuse(ctx, { refusal: "sortFieldUnknown", field, fields });
+          const m = /^(?<field>[A-Za-z]+)\.(?<order>asc|desc)$/.exec(token);
+          if (!m?.groups) return refuse(ctx, { refusal: "sortFormat", token, fields });
+          const field = m.groups.field!;
+          const order = m.groups.order === "asc" ? "asc" : "desc";
+          if (!isField(field)) return refuse(ctx, { refusal: "sortFieldUnknown", field, fields });
           if (keys.some((k) => k.field === field))
             return refuse(ctx, { refusal: "sortFieldRepeated", field });
           keys.push({ field, order });

@@ -111,10 +111,26 @@ export function toRequest(req: IncomingMessage, res: ServerResponse, url: string
   const signal = closedSignal(res);
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
   if (!signal.aborted) {
-    init.body = req as unknown as ReadableStream;
+    init.body = webStream(req);
     init.duplex = "half";
   }
   return new Request(url, init);
+}
+
+// A node request's body as a Web stream, read chunk by chunk as the handler pulls (a chunk is a Buffer); a failed
+// read errors the stream, and a cancelled stream stops reading.
+function webStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  const chunks: AsyncIterator<Buffer> = req[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await chunks.return?.();
+    },
+  });
 }
 
 // A Request whose `signal` (aborted when the client goes away, as Next.js' is) is made when a handler first reads
