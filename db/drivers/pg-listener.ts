@@ -1,4 +1,4 @@
-import type { ListenStatus } from "./client";
+import type { ListenStatus } from "../database";
 
 // The part of node-postgres' Client the listener uses.
 interface ListenClient {

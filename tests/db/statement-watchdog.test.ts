@@ -2,7 +2,7 @@
 // node-postgres' query_timeout timer per statement. Time is injected; the frozen-server behaviour end to end is
 // tests/db/timeouts.test.ts.
 import { describe, expect, it } from "vitest";
-import { StatementWatchdog, type PooledClient } from "@/db/client";
+import { StatementWatchdog, type PooledClient } from "@/db/drivers/statements";
 
 type Callback = (err: Error | undefined, res: { rows: unknown[] }) => void;
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StatementNames, openPg, type Database } from "@/db/client";
+import { openPg, type Database } from "@/db/client";
+import { StatementNames } from "@/db/drivers/statements";
 import { migrate } from "@/db/migrate";
 import { listProducts } from "@/lib/catalog/products";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
