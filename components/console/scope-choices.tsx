@@ -55,7 +55,7 @@ export function ScopeChoices({
               checked={selected.has(c.scope)}
               onChange={(e) => toggle(c.scope, e.target.checked)}
             />
-            {c.scope}
+            <code>{c.scope}</code>
             {c.preview ? <span className="tag changed">preview</span> : null}
           </label>
         ))}

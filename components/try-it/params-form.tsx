@@ -67,7 +67,7 @@ function ChoiceField({
                 form.setList(p.name, e.target.checked ? [...selected, v] : selected.filter((s) => s !== v))
               }
             />
-            {v}
+            <code>{v}</code>
           </label>
         ))}
       </div>
