@@ -7,16 +7,15 @@
 // announces it; a dialog closes on Escape and gives the focus back to its button; after revoke the focus is on the
 // key's row; an invalid field gets its message next to it, in words, and the focus.
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState } from "react";
 import { CopyButton } from "@/components/copy-button";
 import { KEY_STORAGE } from "@/components/try-it/key-field";
 import type { ScopeChoice } from "@/lib/console/keys";
 import type { ApiKeySummary, CreatedApiKey } from "@/lib/keys/store";
-import { useFieldErrors, type FieldError } from "./field-error";
 import { formatTime } from "./format";
-import { ScopeChoices } from "./scope-choices";
-import { ConfirmDialog, Dialog, DialogButtons } from "./dialog";
-import { Field, FormFooter } from "./field";
+import { CreateKeyForm } from "./create-key-form";
+import { ConfirmDialog } from "./dialog";
+import { RollDialog } from "./roll-dialog";
 import { DataTable } from "@/components/data-table";
 import { useHydrated } from "@/components/use-hydrated";
 import { useConsolePost } from "./use-console-post";
@@ -35,9 +34,6 @@ type Pending = { key: ApiKeySummary; action: "roll" | "revoke" } | null;
 
 // Where the focus goes once the page has rendered what an action changed.
 type FocusTarget = { to: "panel" } | { to: "row"; keyId: string } | { to: "id"; id: string } | null;
-
-// The create form's inputs, by the code the server names their field with.
-const CREATE_INPUTS = { name: "key-name", scopes: "key-scope-0", expiresAt: "key-expiry" };
 
 // A key's scopes as the list shows them: "all read scopes" (plus any other) when it holds every default one.
 function scopesLabel(held: string[], defaults: string[]): string {
@@ -58,12 +54,8 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
   const router = useRouter();
   const hydrated = useHydrated();
   const [created, setCreated] = useState<{ key: CreatedApiKey; rolled: boolean } | null>(null);
-  const createPost = useConsolePost(csrfToken);
   const keyPost = useConsolePost(csrfToken);
   const [pending, setPending] = useState<Pending>(null);
-  const [clientError, setClientError] = useState<FieldError | null>(null);
-  // A new form (its fields back to their defaults) after each key created.
-  const [formVersion, setFormVersion] = useState(0);
   const [announcement, setAnnouncement] = useState("");
   const [focus, setFocus] = useState<FocusTarget>(null);
   const panelRef = useRef<HTMLElement>(null);
@@ -83,29 +75,9 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
     }
   }, [focus, keys, created]);
 
-  // The create form's error: the client's own check, or the server's answer; next to its field, or above the button.
-  const formError = useFieldErrors(clientError ?? createPost.error, CREATE_INPUTS);
-
-  async function create(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    setClientError(null);
-    const form = new FormData(e.currentTarget);
-    const chosen = form.getAll("scopes").map(String);
-    if (chosen.length === 0) {
-      setClientError({ field: "scopes", text: "Select at least one scope." });
-      return;
-    }
-    const expiry = String(form.get("expiresOn") ?? "");
-    const key = await createPost.post<CreatedApiKey>(base, {
-      name: String(form.get("name") ?? ""),
-      scopes: chosen,
-      // The end of the chosen day, UTC.
-      expiresAt: expiry ? `${expiry}T23:59:59.999Z` : null,
-    });
-    if (!key) return;
+  function keyCreated(key: CreatedApiKey) {
     setCreated({ key, rolled: false });
     setAnnouncement(`Key “${key.name}” created. Copy it now: it is shown only once.`);
-    setFormVersion((v) => v + 1);
     setFocus({ to: "panel" });
     router.refresh();
   }
@@ -181,34 +153,13 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
       ) : null}
 
       {canManage ? (
-        <section className="console-section" aria-labelledby="create-title">
-          <h2 id="create-title">Create a key</h2>
-          <form className="console-form" onSubmit={create} key={formVersion} noValidate>
-            <Field id="key-name" label="Name" error={formError.of("name")}>
-              {(aria) => (
-                <input
-                  id="key-name"
-                  name="name"
-                  type="text"
-                  required
-                  maxLength={100}
-                  placeholder="ERP sync"
-                  {...aria}
-                />
-              )}
-            </Field>
-            <ScopeChoices choices={scopes} idPrefix="key-scope" error={formError.of("scopes")} />
-            <Field
-              id="key-expiry"
-              label="Expires on (optional)"
-              help="The key stops working at the end of that day (UTC). Empty: no expiry."
-              error={formError.of("expiresAt")}
-            >
-              {(aria) => <input id="key-expiry" name="expiresOn" type="date" {...aria} />}
-            </Field>
-            <FormFooter error={formError.form} submit="Create key" disabled={createPost.busy || !hydrated} />
-          </form>
-        </section>
+        <CreateKeyForm
+          base={base}
+          csrfToken={csrfToken}
+          scopes={scopes}
+          hydrated={hydrated}
+          onCreated={keyCreated}
+        />
       ) : null}
 
       <section className="console-section" aria-labelledby="keys-title">
@@ -305,43 +256,5 @@ export function KeysManager({ org, keys, canManage, csrfToken, scopes, graceOpti
         </>
       ) : null}
     </>
-  );
-}
-
-// Roll: the old key's grace period, then "Roll".
-function RollDialog(props: {
-  pending: ApiKeySummary | null;
-  graceOptions: Array<{ seconds: number; label: string }>;
-  busy: boolean;
-  error: string | null;
-  onRoll: (key: ApiKeySummary, graceSeconds: number) => void;
-  onClose: () => void;
-}) {
-  const [grace, setGrace] = useState(props.graceOptions[0]?.seconds ?? 86_400);
-  const key = props.pending;
-  return (
-    <Dialog
-      open={key !== null}
-      title={key ? `Roll “${key.name}”` : ""}
-      onClose={props.onClose}
-      error={props.error}
-    >
-      <p>A new key with the same name and scopes replaces it; its secret is shown once.</p>
-      <Field id="roll-grace" label="Old key keeps working for">
-        <select id="roll-grace" value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-          {props.graceOptions.map((g) => (
-            <option key={g.seconds} value={g.seconds}>
-              {g.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <DialogButtons
-        action="Roll"
-        busy={props.busy}
-        onAction={() => key && props.onRoll(key, grace)}
-        onCancel={props.onClose}
-      />
-    </Dialog>
   );
 }
