@@ -1,5 +1,5 @@
 // `npm run bench:webhooks`: webhooks (issue 25, preview feature `webhooks`) from a commit to a local receiver. The
-// engine runs in this process as a server's would (lib/webhooks/engine.ts: pg-boss, the dispatcher woken by the
+// engine runs in this process as a server's would (lib/webhooks/engine.ts: its queue, the dispatcher woken by the
 // feed's notifications, the worker), on the database at DATABASE_URL (a bench or scratch database: it is migrated,
 // and a scratch organization is made and deleted) or, without it, on an in-memory PGlite. Two measures:
 //   (a) latency: BENCH_CHANGES categories of the scratch organization created one transaction each at

@@ -50,8 +50,6 @@ export interface Database extends Executor {
     onStatus?: ListenStatus,
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
-  /** PGlite only: the embedded instance itself, for a library that drives it directly (the webhooks' job queue). */
-  readonly embedded?: unknown;
 }
 
 // Settings of one transaction (name → value), as set_config(name, value, true) sets them.
@@ -188,7 +186,6 @@ export async function openPglite(dataDir: string): Promise<Database> {
       return () => unlisten();
     },
     close: () => pg.close(),
-    embedded: pg,
   };
 }
 
