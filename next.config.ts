@@ -6,7 +6,7 @@ import { BASELINE_SECURITY_HEADERS } from "./lib/portal/csp";
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "pg-boss", "@vercel/postgres", "ioredis", "ws"],
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "@vercel/postgres", "ioredis", "ws"],
   typedRoutes: false,
   // The demo video is read from disk by the media route: keep it in traced (standalone / Vercel) output.
   outputFileTracingIncludes: { "/media/[org]/[...file]": ["./db/seed/assets/**"] },

@@ -1,11 +1,11 @@
 // `npm run bench:webhooks`: webhooks (issue 25, preview feature `webhooks`) from a commit to a local receiver. The
-// engine runs in this process as a server's would (lib/webhooks/engine.ts: pg-boss, the dispatcher woken by the
+// engine runs in this process as a server's would (lib/webhooks/engine.ts: its queue, the dispatcher woken by the
 // feed's notifications, the worker), on the database at DATABASE_URL (a bench or scratch database: it is migrated,
 // and a scratch organization is made and deleted) or, without it, on an in-memory PGlite. Two measures:
 //   (a) latency: BENCH_CHANGES categories of the scratch organization created one transaction each at
 //       BENCH_RATE/s (50); from the moment a commit returns to the moment the receiver holds its event (p50/p99),
-//       which covers the notification, the dispatch (the feed read, the delivery and its job queued), the job's
-//       fetch, the signing and the POST;
+//       which covers the notification, the dispatch (the feed read, the delivery queued), the worker's claim, the
+//       signing and the POST;
 //   (b) throughput: BENCH_BACKLOG changes (5,000) committed in transactions of 500 while the engine is stopped, then
 //       the engine started: deliveries/s until the receiver has them all (a fast receiver: 200 at once);
 //   (c) with BENCH_URL and BENCH_KEY (a server of the same database with the preview on, and a key of another

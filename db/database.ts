@@ -48,8 +48,6 @@ export interface Database extends Executor {
     onStatus?: ListenStatus,
   ): Promise<() => Promise<void>>;
   close(): Promise<void>;
-  /** PGlite only: the embedded instance itself, for a library that drives it directly (the webhooks' job queue). */
-  readonly embedded?: unknown;
 }
 
 // Settings of one transaction (name → value), as set_config(name, value, true) sets them.

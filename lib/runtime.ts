@@ -63,7 +63,7 @@ export interface Runtime {
    */
   readonly documents: DocumentRefresher;
   /**
-   * The webhooks' engine (preview `webhooks`): pg-boss on this database, the dispatcher and the worker. The process's
+   * The webhooks' engine (preview `webhooks`): its queue on this database, the dispatcher and the worker. The process's
    * runtime starts it beside the retention when the preview is on; a test's runtime only queues through it (console
    * actions) unless it starts it.
    */
@@ -144,7 +144,7 @@ export function createRuntime(
             webhooks.start().then(
               () =>
                 console.log(
-                  `webhooks: delivering (pg-boss on ${opened.driver}, ${webhooks.opts.concurrency} workers × ${webhooks.opts.batchSize} attempts)`,
+                  `webhooks: delivering (queue on ${opened.driver}, ${webhooks.opts.concurrency} workers × ${webhooks.opts.batchSize} attempts)`,
                 ),
               (err: unknown) => console.error("webhooks: the engine did not start:", err),
             );

@@ -47,6 +47,5 @@ export async function openPglite(dataDir: string): Promise<Database> {
       return () => unlisten();
     },
     close: () => pg.close(),
-    embedded: pg,
   };
 }

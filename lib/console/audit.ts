@@ -41,10 +41,16 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+// Who did it: a signed-in user, or the system itself (background work: no user, "system" in the log).
+export type AuditActor = { id: string; email: string } | { id: null; email: "system" };
+
+// The actor of what the system does on its own (an endpoint switched off because its deliveries kept failing).
+export const SYSTEM_ACTOR = { id: null, email: "system" } as const satisfies AuditActor;
+
 // One event to record.
 export interface AuditEntry {
   orgId: string | null;
-  actor: { id: string; email: string };
+  actor: AuditActor;
   action: AuditAction;
   targetId?: string | null;
   details?: Record<string, unknown>;

@@ -1,11 +1,11 @@
 // The webhooks' delivery worker, a process of its own: the engine (lib/webhooks/engine.ts) dispatching the feed's
 // events and POSTing them, on the database of the environment's configuration, and nothing else (no HTTP server, no
 // retention). npm start forks it beside the server when the API runs on Postgres with the `webhooks` preview on
-// (WEBHOOKS_DELIVERY=worker, the default; scripts/serve.mjs), so that dispatch passes, pg-boss's fetches and the
-// POSTs never take the API's event loop: delivering 50 changes a second took 5 to 7 % of page 1's throughput when the
-// server did it itself (bench:webhooks (c), runs 25 and 26). `npm run webhooks:worker` runs one on its own (another
-// host, or a server started with WEBHOOKS_DELIVERY=elsewhere). Several workers and servers may share a database:
-// pg-boss never hands one attempt to two of them at once, and an endpoint's row is held while it is dispatched.
+// (WEBHOOKS_DELIVERY=worker, the default; scripts/serve.mjs), so that dispatch passes, the queue's claims and the
+// POSTs never take the API's event loop (bench/README.md#webhooks). `npm run webhooks:worker` runs one on its own
+// (another host, or a server started with WEBHOOKS_DELIVERY=elsewhere). Several workers and servers may share a
+// database: a delivery's attempt is claimed by one of them at a time, and an endpoint's row is held while it is
+// dispatched.
 //
 // Built into .next/server-bundle/webhooks-worker.mjs (scripts/lib/build.ts). It stops on SIGTERM or SIGINT, and when
 // the process that forked it goes away (its IPC channel closes): the attempts under way finish first.
@@ -23,10 +23,7 @@ if (!previewOn("webhooks", config)) {
 }
 // Deliveries yield to the API: this process runs at the lowest CPU priority (nice 19, set before it starts threads
 // of its own, which inherit it), so that on a machine it shares with the server its work fills the CPU the server
-// leaves. Bench (2 cores the server's page 1 saturates, 50 deliveries/s): at nice 0 page 1 −6.9 points against
-// control rounds (run 30, 95 % interval −10.6 to −3.1); at nice 19 within noise (runs 33–35, pooled −3.7, −8.2 to
-// 0.9), the server's process getting ~2 % less CPU; delivery p50 ~270 → ~280 ms, none late. Alone on its host it
-// changes nothing.
+// leaves (bench/README.md#webhooks). Alone on its host it changes nothing.
 const WORKER_NICE = 19;
 try {
   os.setPriority(WORKER_NICE);
@@ -58,6 +55,6 @@ try {
   process.exit(1);
 }
 console.log(
-  `webhooks: delivering in a worker process (pid ${process.pid}, nice ${os.getPriority()}, pg-boss on ${driver}, ` +
+  `webhooks: delivering in a worker process (pid ${process.pid}, nice ${os.getPriority()}, queue on ${driver}, ` +
     `${rt.webhooks.opts.concurrency} workers × ${rt.webhooks.opts.batchSize} attempts)`,
 );

@@ -1,12 +1,17 @@
-// Webhook endpoints, their secrets and their deliveries (issue 25): the data layer, every function taking the
+// Webhook endpoints, their secrets and their deliveries: the data layer, every function taking the
 // organization's id first. Shapes come from the zod schemas below.
 import "server-only";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Queryable } from "@/db/client";
-import { isoSql } from "@/db/schema";
+import { base62, isoSql } from "@/db/schema";
 import { MIRRORED } from "@/lib/catalog/items";
 import { newWebhookSecret } from "@/lib/webhooks/signing";
-import { JOB_SCHEMA, webhookId } from "@/lib/webhooks/engine";
+
+// A new opaque id with a prefix (whe_ endpoint, whs_ secret, whd_ delivery).
+export function webhookId(prefix: "whe" | "whs" | "whd"): string {
+  return `${prefix}_${base62(randomBytes(12), 16)}`;
+}
 
 // The operations an endpoint may subscribe to (the feed's `op`).
 export const WEBHOOK_OPS = ["upsert", "delete"] as const;
@@ -212,8 +217,8 @@ export const deliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof deliverySchema>;
 
-// The endpoint's latest deliveries (newest first) matching the filters, each with its attempts and, while a retry
-// is scheduled, when (pg-boss's job: start_after of a job in state `retry`).
+// The endpoint's latest deliveries (newest first) matching the filters, each with its attempts and, with
+// `opts.jobs`, when its next attempt is scheduled (a pending delivery waiting for a retry).
 export async function listDeliveries(
   db: Queryable,
   orgId: string,
@@ -221,12 +226,8 @@ export async function listDeliveries(
   f: DeliveryFilter,
   opts: { jobs?: boolean } = {},
 ): Promise<WebhookDelivery[]> {
-  // The job queue's table exists once an engine has started on this database (not before, in a fresh one).
-  const jobs =
-    opts.jobs &&
-    (await db.query<{ ok: boolean }>(`select to_regclass('${JOB_SCHEMA}.job') is not null as ok`))[0]?.ok;
-  const next = jobs
-    ? `(select ${isoSql("j.start_after")} from ${JOB_SCHEMA}.job j where j.id::text = d.job_id and j.state = 'retry')`
+  const next = opts.jobs
+    ? `case when d.state = 'pending' and d.next_attempt_at > now() then ${isoSql("d.next_attempt_at")} end`
     : "null";
   const rows = await db.query<Omit<WebhookDelivery, "log">>(
     `select d.id, d.event_id as "eventId", d.event_type as type, d.object_id as "objectId", d.op, d.state,

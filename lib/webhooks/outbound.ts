@@ -1,4 +1,4 @@
-// The webhooks' way out (issue 25, preview `webhooks`): which endpoint URLs may be registered, and one delivery
+// The webhooks' way out (preview `webhooks`): which endpoint URLs may be registered, and one delivery
 // POSTed to one, checked again at connection. An endpoint URL is the integrator's, so it is untrusted input that
 // makes this server open connections (server-side request forgery): https only, no credentials in the URL, and no
 // address inside a private, local or special-purpose network (the cloud metadata service first of all), checked on
@@ -69,8 +69,10 @@ export function addressRefusal(address: string): string | null {
   return range === "unicast" ? null : `${text} is not a public address (${range})`;
 }
 
-// node's dns.lookup as the LookupFunction a socket takes.
-const systemLookup = dns.lookup as unknown as LookupFunction;
+// node's dns.lookup as the LookupFunction a socket takes. A call, not the function itself: dns.lookup is typed as
+// overloads (one answer, all answers) and a value of an overloaded type is checked against one of them only, while
+// the call below picks the overload that takes LookupOptions and answers either form.
+const systemLookup: LookupFunction = (hostname, options, callback) => dns.lookup(hostname, options, callback);
 
 // Every address a name resolves to (each one may be the one a later connection picks).
 function resolveAll(lookup: LookupFunction, host: string): Promise<string[]> {

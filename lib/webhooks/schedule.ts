@@ -1,4 +1,4 @@
-// The retry schedule of a webhook delivery (issue 25). pg-boss computes each delay (retryBackoff): attempt n+1 waits
+// The retry schedule of a webhook delivery. The worker computes each delay (retryDelaySeconds): retry n+1 waits
 // min(RETRY_DELAY_MAX, RETRY_DELAY · 2^n · (1 + random) / 2), i.e. between half and all of RETRY_DELAY · 2^n, capped:
 // exponential with jitter. With 30 s, a 6 h cap and 14 retries the last attempt comes at least 26.5 h after the
 // first (95,505 s at the least, 117,090 s at the most): "at least 24 h" with the jitter at its lowest. The table
@@ -13,9 +13,20 @@ export const RETRY_DELAY_MAX_SECONDS = 6 * 60 * 60;
 // Retries after the first attempt (15 attempts in all).
 export const RETRY_LIMIT = 14;
 
-// Longest an attempt may hold its job (the POST's total timeout is far below): a worker that died mid-attempt
-// leaves its job active, and pg-boss's supervisor hands it to another attempt after this.
+// Longest a worker holds an attempt (the POST's total timeout is far below): a worker that died mid-attempt leaves
+// its delivery claimed, and another worker claims it once this lease is over.
 export const ATTEMPT_EXPIRE_SECONDS = 60;
+
+// Seconds before retry `retry` (1 for the first), `random` in [0, 1): within that retry's window of retryWindows.
+export function retryDelaySeconds(
+  retry: number,
+  random: number,
+  delay = RETRY_DELAY_SECONDS,
+  max = RETRY_DELAY_MAX_SECONDS,
+): number {
+  const base = delay * 2 ** Math.min(16, retry - 1);
+  return Math.min(max, (base * (1 + random)) / 2);
+}
 
 // The window of each retry's delay: [shortest, longest] seconds after the attempt before it.
 export function retryWindows(

@@ -107,7 +107,7 @@ test("the server's worker process delivers a change; killed, it is started again
   const [first] = workerPids();
   expect(alive(first!)).toBe(true);
   // The server itself does not deliver: its log names the worker's engine, never its own.
-  expect(output()).not.toMatch(/webhooks: delivering \(pg-boss/);
+  expect(output()).not.toMatch(/webhooks: delivering \(queue/);
   const one = await change("one");
   await waitFor(() => got.some((b) => b.includes(one)), "the first delivery", 20_000);
 

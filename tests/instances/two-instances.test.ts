@@ -5,7 +5,7 @@
 // Each instance is a process of its own (tests/instances/instance-process.ts): the runtime is a process singleton
 // (lib/runtime.ts keeps it on globalThis, and the pipeline reads it there), so two runtimes in this process would
 // not be two instances. Each has its own database pool, key cache, count and anchor caches, page cache, version reads,
-// change signals and webhooks' engine (pg-boss), and its own HTTP server on loopback hosting the API's router as
+// change signals and webhooks' engine, and its own HTTP server on loopback hosting the API's router as
 // `npm start` does (lib/server/bundle-entry.ts' publicApiHost); they share the test server's database (one of its
 // own) and the Redis at TEST_REDIS_URL (the rate limiter; nothing else there, keys are per fresh API key).
 //

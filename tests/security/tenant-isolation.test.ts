@@ -759,7 +759,7 @@ describe("tenant isolation sweep on pg", () => {
         ),
         secrets: await q("select id, endpoint_id, expires_at from webhook_secrets order by id"),
         deliveries: await q(
-          "select id, state, job_id, attempts, updated_at from webhook_deliveries order by id",
+          "select id, state, ordering_key, tries, attempts, updated_at from webhook_deliveries order by id",
         ),
         memberships: await q("select org_id, user_id, role from memberships order by org_id, user_id"),
         invitations: await q("select id, org_id, revoked_at, accepted_at from invitations order by id"),

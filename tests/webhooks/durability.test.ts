@@ -1,6 +1,6 @@
-// Webhooks survive what a deployment does to them (issue 25), on the Postgres server: a worker process killed with
-// SIGKILL in the middle of a POST loses nothing (the attempt it held expires and another worker takes it), and two
-// instances on one database never send the same attempt at the same time (pg-boss fetches with SKIP LOCKED).
+// Webhooks survive what a deployment does to them, on the Postgres server: a worker process killed with SIGKILL in
+// the middle of a POST loses nothing (the lease of the attempt it held runs out and another worker takes it), and
+// two instances on one database never send the same attempt at the same time (claims with SKIP LOCKED).
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookEngine } from "@/lib/webhooks/engine";
@@ -76,11 +76,9 @@ describe("webhooks durability on pg", () => {
     ).catch(async (err: unknown) => {
       console.log(
         await h.db.query(
-          `select id, state, attempts, job_id from webhook_deliveries where endpoint_id = $1`,
+          `select id, state, attempts, tries, leased_until, next_attempt_at, ordering_key
+             from webhook_deliveries where endpoint_id = $1`,
           [ep.id],
-        ),
-        await h.db.query(
-          `select id::text, state, retry_count, expire_seconds, started_on, singleton_key from pgboss.job`,
         ),
       );
       throw err;

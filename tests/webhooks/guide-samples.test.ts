@@ -53,7 +53,7 @@ describe("the guide", () => {
     expect(md).toContain("the event's **cursor**");
     expect(md).toContain("WEBHOOKS_ALLOW_PRIVATE_URLS=true");
     expect(md).toContain("The feed keeps events 9 days");
-    // The engine's own schedule (lib/webhooks/schedule.ts, what pg-boss is given), not a table written apart.
+    // The engine's own schedule (lib/webhooks/schedule.ts, what the worker computes), not a table written apart.
     const schedule = [...md.matchAll(/^\| (\d+) \| ([^|]+) \|$/gm)].map((m) => m[2]!.trim());
     expect(schedule).toEqual(attemptWaits().map((a) => a.wait));
     expect(schedule[0]).toBe("immediately");

@@ -80,7 +80,6 @@ export function engineOn(h: HookDb, opts: WebhookEngineOptions = {}): WebhookEng
       dispatchIntervalMs: 200,
       timeoutMs: 2000,
       connectTimeoutMs: 1000,
-      superviseIntervalSeconds: 1,
       ...opts,
     },
   );

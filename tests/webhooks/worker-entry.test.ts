@@ -47,7 +47,7 @@ describe("the webhooks' delivery worker process", () => {
         WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
         AUTH_SECRET: "a".repeat(32),
       },
-      /delivering in a worker process \(pid \d+, nice 19, pg-boss on pg/,
+      /delivering in a worker process \(pid \d+, nice 19, queue on pg/,
     );
     try {
       await worker.ready;

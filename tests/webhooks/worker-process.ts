@@ -21,7 +21,6 @@ const engine = new WebhookEngine(
     retryDelayMaxSeconds: 2,
     retryLimit: 5,
     expireSeconds: 2,
-    superviseIntervalSeconds: 1,
     dispatchIntervalMs: 200,
     timeoutMs: 30_000,
   },
