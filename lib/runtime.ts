@@ -95,7 +95,7 @@ export interface Runtime {
   readonly signInFailedAddresses: BoundedMap<string, number>;
   readonly counts: CountCache;
   readonly anchors: AnchorCache;
-  /** Whole list answers under their ETag, served while the version of the list's resource is unchanged. */
+  /** Whole answers with their ETag, under the versions of what they show: served while those are unchanged. */
   readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
   /** Exports streaming now, by API key id (preview `export`: at most EXPORTS_PER_KEY each; a key with none has no

@@ -106,7 +106,7 @@ export type CatalogResource = (typeof CATALOG_RESOURCES)[number];
 export const VERSION_SQL =
   "select coalesce((select version::text from catalog_resource_versions where org_id = $1 and resource = $2), '0') as version";
 
-// The organization's current version of a resource: what that list's ETag and page-cache entries are keyed by.
+// The organization's current version of a resource: what that list's page-cache entries are keyed by.
 export async function catalogVersion(
   db: Queryable,
   orgId: string,
@@ -122,8 +122,8 @@ const VERSIONS_SQL = `select string_agg(coalesce(v.version::text, '0'), '.' orde
   from unnest($2::text[]) with ordinality r(resource, n)
   left join catalog_resource_versions v on v.org_id = $1 and v.resource = r.resource`;
 
-// The organization's current versions of several resources, joined by dots: what a detail's ETag and page-cache
-// entry are keyed by (everything it shows). One resource's is catalogVersion's.
+// The organization's current versions of several resources, joined by dots: what a detail's page-cache entry is
+// keyed by (everything it shows). One resource's is catalogVersion's.
 export async function catalogVersions(
   db: Queryable,
   orgId: string,

@@ -2,7 +2,7 @@ import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
-import { listTag, noneMatchHits } from "./page-cache";
+import { answerTag, noneMatchHits, pageKey } from "./page-cache";
 
 // Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;
 // a longer header is a client's mistake, refused rather than split and compared tag by tag.
@@ -17,11 +17,13 @@ export function checkIfNoneMatch(header: string | null): void {
     throw new PublicApiError("PUBLIC_API_INVALID_HEADER", IF_NONE_MATCH_TOO_LONG);
 }
 
-// A conditional answer (a list, or a resource read whole): its ETag from the organization's versions of what it shows
-// (a list: its resource; a product's detail: products, attributes, media and details), read in one statement shared
-// with the requests of the same moment; then a 304, the page cache or `run` (the handler, whose body is cached). A
-// change to anything the answer shows moves one of those versions in its transaction, so a cached body is never
-// stale, and an answer polled or read again costs one version read.
+// A conditional answer (a list, or a resource read whole). The organization's versions of what it shows (a list: its
+// resource; a product's detail: products, attributes, media and details) are read in one statement shared with the
+// requests of the same moment; with the path and the query they key the page cache. An entry found is current (a
+// change to anything the answer shows moves one of those versions in its transaction): its tag answers the
+// If-None-Match, its bytes the rest, for that one version read. Otherwise `run` (the handler) builds the answer, its
+// tag is hashed from its bytes, the entry is stored under the new versions, and the If-None-Match is compared with
+// that tag: a write that left this answer as it was still gets a 304. The tag thus changes exactly when the bytes do.
 export async function conditionalAnswer(opts: {
   request: Request;
   headers: Headers;
@@ -34,7 +36,7 @@ export async function conditionalAnswer(opts: {
   run: () => Promise<unknown>;
 }): Promise<Response> {
   const { request, headers, rt, catalog, key } = opts;
-  const tag = listTag({
+  const cacheKey = pageKey({
     orgId: key.orgId,
     orgSlug: key.orgSlug,
     version: await catalog.versions.read(catalog.db, key.orgId, opts.resources),
@@ -42,22 +44,19 @@ export async function conditionalAnswer(opts: {
     query: opts.query,
     baseUrl: rt.config.baseUrl,
   });
-  const unchanged = revalidate(request, headers, tag);
-  if (unchanged) return unchanged;
-  let bytes = rt.pages.get(tag);
-  headers.set("Server-Timing", `page-cache;desc=${bytes === undefined ? "miss" : "hit"}`);
-  if (bytes === undefined) {
-    try {
-      bytes = Buffer.from(JSON.stringify(await opts.run()));
-    } catch (err) {
-      // An error is not a version of the answer: it carries neither the tag nor the revalidation.
-      for (const h of ["ETag", "Vary", "Server-Timing"]) headers.delete(h);
-      headers.set("Cache-Control", "private, no-store");
-      throw err;
-    }
-    rt.pages.set(tag, bytes);
+  let page = rt.pages.get(cacheKey);
+  const hit = page !== undefined;
+  if (page === undefined) {
+    // An error is not a version of the answer: thrown before any validator is set, it carries neither the tag nor
+    // the revalidation (the pipeline's `Cache-Control: private, no-store` stays).
+    const body = Buffer.from(JSON.stringify(await opts.run()));
+    page = { body, tag: answerTag({ orgId: key.orgId, path: opts.path, query: opts.query }, body) };
+    rt.pages.set(cacheKey, page);
   }
-  return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers });
+  const unchanged = revalidate(request, headers, page.tag);
+  if (unchanged) return unchanged;
+  headers.set("Server-Timing", `page-cache;desc=${hit ? "hit" : "miss"}`);
+  return new Response(request.method === "HEAD" ? null : page.body, { status: 200, headers });
 }
 
 // Gives an answer its strong tag, revalidated by every client and never shared (Vary: Authorization); the 304 when

@@ -28,8 +28,8 @@ export interface ItemEndpoint<Q = unknown> {
   description: string;
   query: QueryDef<Q>;
   item: z.ZodType;
-  /** The resources whose versions move with anything the answer shows: its ETag and page-cache entry are keyed by
-   * them (a change elsewhere leaves them as they were). */
+  /** The resources whose versions move with anything the answer shows: its page-cache entry is keyed by them (a
+   * change elsewhere leaves it in use). */
   shows: readonly CatalogResource[];
   /** The 404's message: the same for an id of another organization as for one that exists nowhere. */
   notFound: string;

@@ -18,7 +18,7 @@ import type { ApiHandler } from "./pipeline";
 
 // One list endpoint of V1: path, scope, query and item schemas, handler; routes and the OpenAPI document read this table.
 export interface ListEndpoint<Q = unknown> {
-  /** The resource listed (its version per organization keys the list's ETag). */
+  /** The resource listed (its version per organization keys the list's page-cache entries). */
   name: CatalogResource;
   path: `/public/v1/${string}`;
   /** The scope required; several: any one of them. */

@@ -124,7 +124,7 @@ function itemOperation(name: keyof typeof ITEM_ENDPOINTS): Json {
       },
       "304": {
         description:
-          "Not Modified: `If-None-Match` holds the resource's current `ETag` (it moves with any change to what the answer shows), so nothing it shows has changed. No body.",
+          "Not Modified: `If-None-Match` holds the current `ETag` of this answer (it changes with any change to what the answer shows, and only then), so nothing it shows has changed. No body.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
       "404": errorResponseDoc(

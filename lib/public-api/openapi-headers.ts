@@ -46,10 +46,11 @@ export function headerComponents(): Json {
     },
     ETag: {
       description:
-        "Strong entity tag of this answer, from the organization, its catalog version, the path and the query " +
-        "(defaults applied: `?page=1` and `?perPage=20&page=1` share it). It changes with anything the list shows " +
-        "(an item, a total, a family label shown in product items, a product's name in a channel). Send it back " +
-        "in `If-None-Match` to get a 304 while nothing changed.",
+        "Strong entity tag of this answer: a hash of its bytes, with the organization, the path and the query " +
+        "(defaults applied: `?page=1` and `?perPage=20&page=1` share it). It changes when the answer does (an " +
+        "item, a total, a family label shown in product items, a product's name in a channel), and only then: a " +
+        "write that leaves this answer as it was leaves its tag valid. Send it back in `If-None-Match` to get a " +
+        "304 while the answer is the same.",
       schema: { type: "string" },
       example: EXAMPLE_ETAG,
     },

@@ -116,9 +116,9 @@ export function listEndpointOperation(e: DocumentedList, itemName: string, examp
       },
       "304": {
         description:
-          "Not Modified: `If-None-Match` holds the list's current `ETag`, so the list (this page, its items and its " +
-          "totals) is unchanged since the answer that carried it. No body; the `ETag`, the request id and the " +
-          "rate-limit headers as on a 200.",
+          "Not Modified: `If-None-Match` holds the current `ETag` of this answer, so this page, its items and its " +
+          "totals are unchanged since the answer that carried it, whatever changed elsewhere. No body; the `ETag`, " +
+          "the request id and the rate-limit headers as on a 200.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
       ...readErrorResponses(e.scope, Object.keys(e.query.params), {

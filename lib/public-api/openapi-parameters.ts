@@ -35,14 +35,14 @@ export function parameter(name: string, p: ParamDef): Json {
   return out;
 }
 
-// If-None-Match on a list: the ETags of earlier answers; a match answers 304 (lib/public-api/page-cache.ts).
+// If-None-Match on a list: the ETags of earlier answers; a match answers 304 (lib/public-api/conditional.ts).
 export const IF_NONE_MATCH: Json = {
   name: "If-None-Match",
   in: "header",
   required: false,
   description:
-    "The `ETag` of an earlier answer to this same request (or several, comma-separated, or `*`): while the list is " +
-    "unchanged, the answer is **304 Not Modified** with no body: keep your copy. Checked after the key, the rate " +
+    "The `ETag` of an earlier answer to this same request (or several, comma-separated, or `*`): while that answer " +
+    "is unchanged, the answer is **304 Not Modified** with no body: keep your copy. Checked after the key, the rate " +
     "limit and the scope, so a 304 counts against the quota like any request, and a revoked key still gets 401. " +
     "A `W/` prefix is ignored (weak comparison).",
   schema: { type: "string", maxLength: IF_NONE_MATCH_MAX },

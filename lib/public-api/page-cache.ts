@@ -1,19 +1,17 @@
 import { createHash } from "node:crypto";
 
-// Conditional list answers (issue 15): the strong ETag of a list answer and the bounded cache of whole answer bodies
-// under it. A tag is derived from the organization, its version of the resource listed (bumped in the same
-// transaction as any change that list shows, filters or counts, and by nothing else: migration 0011), the endpoint
-// and the canonical parsed query, so it changes exactly when the answer may: a polled page is a 304 or a cache hit
-// for the price of one version read, and a product created leaves the families' tags and cached pages as they were.
+// Conditional answers (a list, or a resource read whole): the key of an answer in the page cache, its strong ETag,
+// and the bounded cache of whole answer bodies with their tags. The key is derived from the organization, its
+// versions of what the answer shows (moved in the same transaction as any change the answer shows, filters or counts:
+// migrations 0011 and 0015), the endpoint and the canonical parsed query: an entry is current while those versions
+// are, so a polled page is a 304 or a cache hit for the price of one version read. The tag is derived from the bytes
+// of the answer: it names what the client holds, not the moment it was read, so a write that leaves an answer as it
+// was (a product created in another family) leaves that answer's tag valid.
 
-// Bumped when a list answer's shape changes without a catalog change (a new field): old tags then match nothing.
-const TAG_SCHEMA = "1";
-
-// The strong entity tag of a list answer. The parsed query is canonical: defaults applied, keys sorted, one instant
-// in UTC, so `?perPage=20&page=1` and `?page=1` share a tag. The base URL and the organization's slug are in it
-// because media links are built from them. Opaque (a hash): the global version sequence says nothing of other
-// organizations' activity.
-export function listTag(parts: {
+// The key of an answer in the page cache. The parsed query is canonical: defaults applied, keys sorted, one instant
+// in UTC, so `?perPage=20&page=1` and `?page=1` share an entry. The base URL and the organization's slug are in it
+// because media links are built from them.
+export function pageKey(parts: {
   orgId: string;
   orgSlug: string;
   version: string;
@@ -21,10 +19,9 @@ export function listTag(parts: {
   query: unknown;
   baseUrl: string;
 }): string {
-  const h = createHash("sha256")
+  return createHash("sha256")
     .update(
       JSON.stringify([
-        TAG_SCHEMA,
         parts.orgId,
         parts.orgSlug,
         parts.version,
@@ -33,6 +30,19 @@ export function listTag(parts: {
         parts.baseUrl,
       ]),
     )
+    .digest("base64url");
+}
+
+// The strong entity tag of an answer: a hash of its bytes, of the organization, the endpoint and the canonical
+// parsed query. Equal bytes give the same tag whenever and wherever they are built (any instance, after any
+// write, with the page cache off); other bytes give another. The organization and the request are in it so that
+// two answers that happen to be equal (two empty pages) still have tags of their own. Opaque: it says nothing of
+// the catalog's versions or of other organizations' activity.
+export function answerTag(parts: { orgId: string; path: string; query: unknown }, body: Uint8Array): string {
+  const h = createHash("sha256")
+    .update(JSON.stringify([parts.orgId, parts.path, canonicalJson(parts.query)]))
+    .update("\n")
+    .update(body)
     .digest("base64url");
   return `"${h.slice(0, 32)}"`;
 }
@@ -69,12 +79,18 @@ export interface PageCacheStats {
   bytes: number;
 }
 
-// Whole list answer bodies under their tag, as the UTF-8 bytes sent (encoded once, not on every hit), bounded in
-// entries and in bytes. The oldest entries go first; a hit makes an entry the newest. A tag names one version of one
-// organization's list, so an entry is never stale: a change to what the list shows moves its version, and its old
-// tags are never asked again; a change to another list leaves the entry in use.
+// A cached answer: the UTF-8 bytes sent (encoded once, not on every hit) and their tag (hashed once).
+export interface CachedPage {
+  body: Uint8Array<ArrayBuffer>;
+  tag: string;
+}
+
+// Whole answers under their key (pageKey), bounded in entries and in bytes. The oldest entries go first; a hit makes
+// an entry the newest. A key names the versions of what one organization's answer shows, so an entry is never
+// stale: a change to what the answer shows moves a version, and its old keys are never asked again; a change to
+// another resource leaves the entry in use.
 export class PageCache {
-  private readonly entries = new Map<string, Uint8Array<ArrayBuffer>>();
+  private readonly entries = new Map<string, CachedPage>();
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -84,35 +100,35 @@ export class PageCache {
     readonly maxBytes: number,
   ) {}
 
-  /** The body stored under a tag, made the newest entry. Counts a hit or a miss. */
-  get(tag: string): Uint8Array<ArrayBuffer> | undefined {
-    const e = this.entries.get(tag);
+  /** The answer stored under a key, made the newest entry. Counts a hit or a miss. */
+  get(key: string): CachedPage | undefined {
+    const e = this.entries.get(key);
     if (!e) {
       this.misses++;
       return undefined;
     }
     this.hits++;
-    this.entries.delete(tag);
-    this.entries.set(tag, e);
+    this.entries.delete(key);
+    this.entries.set(key, e);
     return e;
   }
 
-  /** Stores a body under its tag, then drops the oldest entries past either bound. A body larger than a tenth of
-   * the byte bound is not stored (it would push out many others). */
-  set(tag: string, body: Uint8Array<ArrayBuffer>): void {
+  /** Stores an answer under its key, then drops the oldest entries past either bound. A body larger than a tenth
+   * of the byte bound is not stored (it would push out many others). */
+  set(key: string, page: CachedPage): void {
     if (this.maxEntries <= 0) return;
-    if (body.byteLength > this.maxBytes / 10) return;
-    const old = this.entries.get(tag);
+    if (page.body.byteLength > this.maxBytes / 10) return;
+    const old = this.entries.get(key);
     if (old) {
-      this.bytes -= old.byteLength;
-      this.entries.delete(tag);
+      this.bytes -= old.body.byteLength;
+      this.entries.delete(key);
     }
-    this.entries.set(tag, body);
-    this.bytes += body.byteLength;
+    this.entries.set(key, page);
+    this.bytes += page.body.byteLength;
     for (const [k, e] of this.entries) {
       if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
       this.entries.delete(k);
-      this.bytes -= e.byteLength;
+      this.bytes -= e.body.byteLength;
     }
   }
 

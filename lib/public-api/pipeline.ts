@@ -53,8 +53,8 @@ type ScopeRequirement = Scope | readonly Scope[];
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
 
 // Wraps a handler in the public API pipeline: request id → key → 401 → rate limit → 429 → scope → 403 → query → 400
-// → (writes: content type → 415, size → 413, JSON → 400) → (reads: versions of what the answer shows → ETag → 304 or page cache)
-// → handler.
+// → (writes: content type → 415, size → 413, JSON → 400) → (reads: versions of what the answer shows → page cache or
+// handler → the answer's ETag → 304).
 export function withPublicApi<Q>(
   handler: ApiHandler<Q>,
   opts: {
@@ -64,8 +64,9 @@ export function withPublicApi<Q>(
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
-    /** Conditional answers, keyed by the organization's versions of these resources (a list: its resource; an item
-     * read whole: everything it shows), the path and the parsed query: ETag, 304 on If-None-Match, page cache. */
+    /** Conditional answers: page cache keyed by the organization's versions of these resources (a list: its
+     * resource; an item read whole: everything it shows), the path and the parsed query; ETag of the answer's
+     * bytes, 304 on If-None-Match. */
     conditional?: readonly CatalogResource[];
   },
 ): (request: Request, params?: Readonly<Record<string, string>>, admission?: Admission) => Promise<Response> {

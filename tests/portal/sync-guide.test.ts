@@ -293,5 +293,34 @@ describe("the guide's samples keep an exact copy", { timeout: 120_000 }, () => {
         rmSync(fresh, { recursive: true, force: true });
       }
     });
+
+    // A tag names its page's bytes: a change that leaves page 1 as it was leaves its tag valid, so the check must
+    // revalidate every page read, not page 1 alone.
+    it("a change on a later page while it walks: it walks again and misses nothing", async () => {
+      const fresh = mkdtempSync(path.join(os.tmpdir(), `sync-guide-${lang}-later-`));
+      // Once pages 1 and 2 are read, a product of page 2 moves to the end: the first product of page 3 slips onto
+      // page 2, unseen; page 1 stays as it was.
+      const moved = await productAt(150);
+      const slipping = await productAt(200);
+      let changed = false;
+      beforeAnswer = async (url) => {
+        if (!changed && url.searchParams.get("page") === "3") {
+          changed = true;
+          await touch(moved, `Déplacé plus loin (${lang})`);
+        }
+      };
+      try {
+        const r = await run(lang, fresh);
+        expect(r.exit, r.stderr).toBe(0);
+        expect(changed).toBe(true);
+        const copy = copyIn(fresh);
+        expect(copy[slipping]).toBeDefined();
+        expect(copy[moved]!.label).toBe(`Déplacé plus loin (${lang})`);
+        expect(copy).toEqual(await freshWalk());
+      } finally {
+        beforeAnswer = undefined;
+        rmSync(fresh, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -1,6 +1,8 @@
-// Built for syncing (issue 15), on PGlite and on the Postgres server: the lists' ETag and 304, the page cache, and
-// updatedSince. A tag changes with every change a list shows and with nothing else; a 304 is never given to a key
-// that may not read the list; updatedSince is inclusive to the millisecond, in any time zone.
+// Built for syncing (issue 15), on PGlite and on the Postgres server: the lists' ETag and 304, and the page cache. A
+// tag is exact for its answer (issue 37): it changes with every change the answer shows, and a write that leaves the
+// answer as it was leaves its tag valid, with the page cache on or off; a 304 is never given to a key that may not
+// read the list. updatedSince: updated-since.test.ts; the versions per resource: resource-versions.test.ts; the same
+// over HTTP for the five lists and the details: exact-etags.test.ts.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
@@ -8,7 +10,7 @@ import { createRuntime, setRuntime } from "@/lib/runtime";
 import { RESOURCES, call, type ApiResponse } from "../support/api";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 
-describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on %s", (driver) => {
+describe.each(["pglite", "pg"] as const)("conditional lists on %s", (driver) => {
   let w: WriteFixture;
   const acme = () => w.f.acme.full;
   const get = (path: string, key: string | null = acme(), headers: Record<string, string> = {}) =>
@@ -211,278 +213,57 @@ describe.each(["pglite", "pg"] as const)("conditional lists and updatedSince on 
     expect(after.status).toBe(304);
   });
 
-  describe("updatedSince", () => {
-    let id: string;
-    const at = "2031-03-04T05:06:07.089Z"; // later than every seeded product
+  // Issue 37, row 2: the tag was the products' version, so a product created in family A gave `?familyId=B` a
+  // new tag and a 200 of the same bytes.
+  describe("a tag exact for its answer", () => {
+    let path: string;
     beforeAll(async () => {
+      const other = await w.one<{ id: string }>(
+        "select id from families where org_id = $1 and id <> $2 order by code limit 1",
+        [w.f.acme.orgId, w.familyId],
+      );
+      path = `/public/v1/products?familyId=${other.id}&perPage=5`;
+    });
+
+    // A product created in the fixture's family leaves the other family's page as it was: 304 to its tag; the
+    // product then moved into that family changes the page: 200, a new tag, which a poll then revalidates.
+    async function expectExact(): Promise<void> {
+      const before = await get(path);
+      expect(before.status).toBe(200);
       const created = await postProduct(w.writer, w.body());
-      id = created.body.id;
-      await q("update products set updated_at = $2::timestamptz where id = $1", [id, at]);
-    });
-    const ids = async (query: string) =>
-      (await get(`/public/v1/products?${query}`)).body.data.map((p: { id: string }) => p.id);
-
-    it("includes the equal instant, excludes one millisecond later, in any time zone", async () => {
-      expect(await ids(`updatedSince=${at}`)).toEqual([id]);
-      expect(await ids("updatedSince=2031-03-04T05:06:07.090Z")).toEqual([]);
-      expect(await ids(`updatedSince=${encodeURIComponent("2031-03-04T07:06:07.089+02:00")}`)).toEqual([id]);
-      expect(await ids(`updatedSince=${encodeURIComponent("2031-03-03T23:36:07.089-05:30")}`)).toEqual([id]);
-      expect(await ids(`updatedSince=${encodeURIComponent("2031-03-04T07:06:07.090+02:00")}`)).toEqual([]);
-      expect(await ids("updatedSince=2031-03-04T05:06Z")).toEqual([id]);
-    });
-
-    it("combines with filters, sorts and search, and pages past the end with the true total", async () => {
-      const [p] = (await q("select identifier, family_id from products where id = $1", [id])) as {
-        identifier: string;
-        family_id: string;
-      }[];
-      expect(
-        await ids(`updatedSince=${at}&familyId=${p!.family_id}&sort=label.asc&q=${p!.identifier}`),
-      ).toEqual([id]);
-      const past = await get(`/public/v1/products?updatedSince=${at}&page=3&perPage=1`);
-      expect(past.status).toBe(200);
-      expect(past.body).toEqual({
-        data: [],
-        pagination: { page: 3, perPage: 1, total: 1, totalPages: 1, hasAny: true },
-      });
-      const recent = await get("/public/v1/products?updatedSince=2000-01-01T00:00:00Z&perPage=1");
-      const all = await get("/public/v1/products?perPage=1");
-      expect(recent.body.pagination.total).toBe(all.body.pagination.total);
-    });
-
-    it.each(RESOURCES)("%s takes it", async (r) => {
-      const res = await get(`/public/v1/${r}?updatedSince=2000-01-01T00:00:00.000Z&perPage=1`);
-      expect(res.status).toBe(200);
-      const none = await get(`/public/v1/${r}?updatedSince=2099-01-01T00:00:00.000Z`);
-      expect(none.body.pagination.total).toBe(0);
-    });
-
-    it.each([
-      "2031-03-04",
-      "2031-03-04T05:06:07",
-      "2031-03-04T05:06:07.0891Z",
-      "2031-02-30T00:00:00Z",
-      "2031-03-04T24:00:00Z",
-      "2031-03-04T05:06:07+2",
-      "yesterday",
-      "",
-    ])("400 naming updatedSince for %j", async (v) => {
-      const res = await get(`/public/v1/products?updatedSince=${encodeURIComponent(v)}`);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe("PUBLIC_API_INVALID_QUERY");
-      expect(res.body.message).toContain("« updatedSince »");
-      expect(res.headers.get("etag")).toBeNull();
-    });
-  });
-
-  // Issue 21, row 11: each list's tag follows the version of what that list shows (migration 0011), so a write
-  // moves the tags of the lists that show it, and leaves the others' tags and page-cache entries in use.
-  describe("a version per resource", () => {
-    let lists: Record<string, string>;
-    beforeAll(async () => {
-      const org = w.f.acme.orgId;
-      const { channel_id } = await w.one<{ channel_id: string }>(
-        `select pv.channel_id from product_values pv join attributes a on a.id = pv.attribute_id
-          where pv.org_id = $1 and a.code = 'name' and pv.channel_id is not null limit 1`,
-        [org],
-      );
-      lists = {
-        products: "/public/v1/products",
-        "products of an empty filter": "/public/v1/products?familyId=fam_none",
-        "products in a channel": `/public/v1/products?channelId=${channel_id}&perPage=100`,
-        families: "/public/v1/families",
-        attributes: "/public/v1/attributes",
-        "attributes of a family": `/public/v1/attributes?familyId=${w.familyId}&perPage=100`,
-        categories: "/public/v1/categories",
-        media: "/public/v1/media",
-        "orphan media": "/public/v1/media?orphansOnly=true&perPage=100",
-      };
-    });
-    const PRODUCT_LISTS = ["products", "products of an empty filter", "products in a channel"];
-
-    // Reads every list, makes the change, reads them again: the lists in `moved` answer a 200 with a new tag to
-    // their old one; every other list answers 304 to its old tag and serves its page from the cache.
-    async function expectMoves(change: () => Promise<unknown>, moved: string[]): Promise<void> {
-      const before: Record<string, string> = {};
-      for (const [name, path] of Object.entries(lists)) {
-        const res = await get(path);
-        expect(res.status, name).toBe(200);
-        before[name] = tagOf(res);
-      }
-      await change();
-      const seen: string[] = [];
-      for (const [name, path] of Object.entries(lists)) {
-        const res = await get(path, acme(), { "if-none-match": before[name]! });
-        if (res.status === 200) {
-          expect(tagOf(res), name).not.toBe(before[name]);
-          seen.push(name);
-        } else {
-          expect(res.status, name).toBe(304);
-          const again = await get(path);
-          expect(tagOf(again), name).toBe(before[name]);
-          expect(again.headers.get("server-timing"), name).toBe("page-cache;desc=hit");
-        }
-      }
-      expect(seen.sort()).toEqual([...moved].sort());
+      expect(created.status).toBe(201);
+      const same = await get(path, acme(), { "if-none-match": tagOf(before) });
+      expect(same.status).toBe(304);
+      expect(tagOf(same)).toBe(tagOf(before));
+      const again = await get(path);
+      expect(again.body).toEqual(before.body);
+      expect(tagOf(again)).toBe(tagOf(before));
+      await q("update products set family_id = $2, updated_at = now() where id = $1", [
+        created.body.id,
+        pathFamily(),
+      ]);
+      const changed = await get(path, acme(), { "if-none-match": tagOf(before) });
+      expect(changed.status).toBe(200);
+      expect(tagOf(changed)).not.toBe(tagOf(before));
+      expect(changed.body.pagination.total).toBe(before.body.pagination.total + 1);
+      expect((await get(path, acme(), { "if-none-match": tagOf(changed) })).status).toBe(304);
     }
+    const pathFamily = () => new URL(path, "http://x").searchParams.get("familyId")!;
 
-    const productSql = (identifier: string) =>
-      q(
-        `insert into products (id, org_id, identifier, label, family_id, category_id)
-         values ($1, $2, $3, 'Produit SQL', $4, $5)`,
-        [`prd_rv_${identifier}`, w.f.acme.orgId, identifier, w.familyId, w.categoryId],
-      );
-
-    it("a product created through the write preview moves the products' tags only", async () => {
-      await expectMoves(async () => {
-        expect((await postProduct(w.writer, w.body())).status).toBe(201);
-      }, PRODUCT_LISTS);
+    it("a write elsewhere in the resource leaves the tag valid; a write to the answer changes it", async () => {
+      await expectExact();
     });
 
-    it("a product inserted, updated and deleted with plain SQL moves the products' tags only", async () => {
-      const sku = w.sku();
-      await expectMoves(() => productSql(sku), PRODUCT_LISTS);
-      await expectMoves(
-        () =>
-          q("update products set label = 'Renommé en SQL', updated_at = now() where identifier = $1", [sku]),
-        PRODUCT_LISTS,
-      );
-      await expectMoves(() => q("delete from products where identifier = $1", [sku]), PRODUCT_LISTS);
-    });
-
-    it("a family's label moves the families' and the products' tags (product items show it)", async () => {
-      await expectMoves(
-        () =>
-          q("update families set label = label || ' (bis)', updated_at = now() where id = $1", [w.familyId]),
-        ["families", ...PRODUCT_LISTS],
-      );
-    });
-
-    it("a family–attribute link moves the attributes' tags (the familyId filter)", async () => {
-      await expectMoves(
-        () =>
-          q(
-            `insert into family_attributes (org_id, family_id, attribute_id)
-             select $1, $2, id from attributes where org_id = $1 and code = $3`,
-            [w.f.acme.orgId, w.familyId, w.outsider],
-          ),
-        ["attributes", "attributes of a family"],
-      );
-    });
-
-    it("a link to an orphan media moves the media's tags (orphansOnly)", async () => {
-      const [m] = (await q(
-        "select id from media where org_id = $1 and is_public and link_count = 0 order by id limit 1",
-        [w.f.acme.orgId],
-      )) as { id: string }[];
-      const [p] = (await q("select id from products where org_id = $1 order by id limit 1", [
-        w.f.acme.orgId,
-      ])) as {
-        id: string;
-      }[];
-      await expectMoves(
-        () =>
-          q("insert into media_links (org_id, media_id, product_id) values ($1, $2, $3)", [
-            w.f.acme.orgId,
-            m!.id,
-            p!.id,
-          ]),
-        ["media", "orphan media"],
-      );
-    });
-
-    it("a category's label moves the categories' and the products' tags; its move under another, categories' only", async () => {
-      const [c] = (await q(
-        `select c.id, (select o.id from categories o where o.org_id = c.org_id and o.id <> c.id
-                         and o.parent_id is distinct from c.id order by o.id limit 1) as parent
-           from categories c where c.org_id = $1 and c.id = $2`,
-        [w.f.acme.orgId, w.categoryId],
-      )) as { id: string; parent: string }[];
-      await expectMoves(
-        () => q("update categories set label = label || ' (bis)', updated_at = now() where id = $1", [c!.id]),
-        ["categories", ...PRODUCT_LISTS],
-      );
-      await expectMoves(
-        () => q("update categories set parent_id = $2, updated_at = now() where id = $1", [c!.id, c!.parent]),
-        ["categories"],
-      );
-    });
-
-    it("a product's name in a channel moves the products' tags only", async () => {
-      await expectMoves(
-        () =>
-          q(
-            `update product_values set value = to_jsonb('Nom modifié dans le canal'::text)
-              where org_id = $1 and channel_id is not null
-                and attribute_id = (select id from attributes where org_id = $1 and code = 'name')
-                and product_id = (select product_id from product_values v where v.org_id = $1
-                                    and v.channel_id is not null and v.attribute_id = product_values.attribute_id
-                                  order by product_id limit 1)`,
-            [w.f.acme.orgId],
-          ),
-        PRODUCT_LISTS,
-      );
-    });
-
-    it("another organization's writes move none of this one's tags", async () => {
-      const other = w.f.globex.orgId;
-      await expectMoves(async () => {
-        await q("update products set label = label || ' x', updated_at = now() where org_id = $1", [other]);
-        await q("update families set label = label || ' x' where org_id = $1", [other]);
-        await q("update categories set label = label || ' x' where org_id = $1", [other]);
-        await q("update attributes set label = label || ' x' where org_id = $1", [other]);
-        await q("update media set original_name = original_name || ' x' where org_id = $1", [other]);
-        await q("delete from family_attributes where org_id = $1", [other]);
-      }, []);
-    });
-  });
-
-  // Issue 21, row 3: an instant outside the years 0001-9999 in UTC was a 500 on every list (Postgres refuses year 0
-  // and year 10000); "yesterday" was refused with zod's English "Invalid input".
-  describe("updatedSince within the years 0001 to 9999 in UTC", () => {
-    const RANGE =
-      "instant compris entre 0001-01-01T00:00:00Z et 9999-12-31T23:59:59.999Z en UTC attendu, en ISO 8601 avec fuseau horaire (ex. 2026-06-07T09:30:12.345Z)";
-    const FORM = "date et heure ISO 8601 avec fuseau horaire attendue (ex. 2026-06-07T09:30:12.345Z)";
-    const refused: [string, string][] = [
-      ["0000-01-01T00:00:00Z", RANGE],
-      ["0001-01-01T00:00:00+01:00", RANGE],
-      ["0001-01-01T00:59:59.999+01:00", RANGE],
-      ["9999-12-31T23:59:59.999-23:59", RANGE],
-      ["9999-12-31T23:00:00-01:00", RANGE],
-      ["yesterday", FORM],
-      ["2031-02-30T00:00:00Z", FORM],
-      ["", FORM],
-    ];
-    describe.each(RESOURCES)("/public/v1/%s", (r) => {
-      it.each(refused)("400 in French for %j, naming the expected form", async (v, expected) => {
-        const res = await get(`/public/v1/${r}?updatedSince=${encodeURIComponent(v)}`);
-        expect(res.status).toBe(400);
-        expect(res.body).toEqual({
-          statusCode: 400,
-          error: "Bad Request",
-          code: "PUBLIC_API_INVALID_QUERY",
-          message: `Paramètre « updatedSince » invalide : ${expected} (reçu « ${v} »).`,
-          requestId: expect.any(String),
-        });
-      });
-
-      it("takes the first and the last instants of the range, in any time zone", async () => {
-        const total = (await get(`/public/v1/${r}?perPage=1`)).body.pagination.total;
-        for (const v of ["0001-01-01T00:00:00Z", "0001-01-01T00:00:00-01:00", "0001-01-01T01:00+01:00"]) {
-          const res = await get(`/public/v1/${r}?perPage=1&updatedSince=${encodeURIComponent(v)}`);
-          expect(res.status, v).toBe(200);
-          expect(res.body.pagination.total, v).toBe(total);
-        }
-        for (const v of [
-          "9999-12-31T23:59:59.999Z",
-          "9999-12-31T23:59:59.999+23:59",
-          "9999-12-31T22:59-01:00",
-        ]) {
-          const res = await get(`/public/v1/${r}?updatedSince=${encodeURIComponent(v)}`);
-          expect(res.status, v).toBe(200);
-          expect(res.body.pagination.total, v).toBe(0);
-        }
-      });
+    it("the same with the page cache off (PAGE_CACHE_MAX_ENTRIES=0)", async () => {
+      const rt = createRuntime({ ...w.f.config, PAGE_CACHE_MAX_ENTRIES: 0 }, w.f.db);
+      setRuntime(rt);
+      try {
+        await expectExact();
+        expect(rt.pages.stats()).toMatchObject({ hits: 0, entries: 0 });
+      } finally {
+        setRuntime(w.f.runtime);
+        await rt.close();
+      }
     });
   });
 

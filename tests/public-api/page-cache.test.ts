@@ -1,11 +1,13 @@
 // The page cache alone (one function isolated): bounded in entries and in bytes, oldest first out, a hit makes an
-// entry the newest, a body over a tenth of the byte bound is not kept; the If-None-Match comparison and the tag.
+// entry the newest, a body over a tenth of the byte bound is not kept; the If-None-Match comparison, the cache key
+// and the tag.
 import { describe, expect, it } from "vitest";
-import { PageCache, canonicalJson, listTag, noneMatchHits } from "@/lib/public-api/page-cache";
+import { PageCache, answerTag, canonicalJson, noneMatchHits, pageKey } from "@/lib/public-api/page-cache";
 
-// Bodies go in as UTF-8 bytes and come out as the same bytes.
-const utf8 = (s: string) => Buffer.from(s);
-const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString());
+// Bodies go in as UTF-8 bytes and come out as the same bytes, with their tag.
+const utf8 = (s: string) => ({ body: Buffer.from(s), tag: `"${s}"` });
+const text = (p: { body: Uint8Array } | undefined) =>
+  p === undefined ? undefined : Buffer.from(p.body).toString();
 
 describe("PageCache", () => {
   it("keeps at most maxEntries, dropping the least recently used", () => {
@@ -38,7 +40,7 @@ describe("PageCache", () => {
   });
 });
 
-describe("tags", () => {
+describe("keys and tags", () => {
   const parts = {
     orgId: "org_1",
     orgSlug: "acme",
@@ -46,16 +48,12 @@ describe("tags", () => {
     path: "/public/v1/products",
     baseUrl: "http://x",
   };
-  it("one tag for one canonical query; another for any other part", () => {
-    const t = listTag({
-      ...parts,
-      query: { page: 1, perPage: 20, sort: [{ field: "label", order: "asc" }] },
-    });
-    expect(t).toMatch(/^"[\w-]{32}"$/);
-    expect(
-      listTag({ ...parts, query: { sort: [{ order: "asc", field: "label" }], perPage: 20, page: 1 } }),
-    ).toBe(t);
-    const q = { page: 1, perPage: 20, sort: [{ field: "label", order: "asc" }] };
+  const q = { page: 1, perPage: 20, sort: [{ field: "label", order: "asc" }] };
+  const reordered = { sort: [{ order: "asc", field: "label" }], perPage: 20, page: 1 };
+
+  it("one key for one canonical query and versions; another for any other part", () => {
+    const k = pageKey({ ...parts, query: q });
+    expect(pageKey({ ...parts, query: reordered })).toBe(k);
     for (const other of [
       { ...parts, version: "43" },
       { ...parts, orgId: "org_2" },
@@ -63,8 +61,20 @@ describe("tags", () => {
       { ...parts, path: "/public/v1/families" },
       { ...parts, baseUrl: "http://y" },
     ])
-      expect(listTag({ ...other, query: q })).not.toBe(t);
+      expect(pageKey({ ...other, query: q })).not.toBe(k);
     expect(canonicalJson({ b: [2, 1], a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1},"b":[2,1]}');
+  });
+
+  it("a tag names the bytes: the same whatever the versions, another for other bytes, organization or request", () => {
+    const request = { orgId: "org_1", path: "/public/v1/products", query: q };
+    const body = Buffer.from('{"data":[]}');
+    const t = answerTag(request, body);
+    expect(t).toMatch(/^"[\w-]{32}"$/);
+    expect(answerTag({ ...request, query: reordered }, Buffer.from('{"data":[]}'))).toBe(t);
+    expect(answerTag(request, Buffer.from('{"data":[1]}'))).not.toBe(t);
+    expect(answerTag({ ...request, orgId: "org_2" }, body)).not.toBe(t);
+    expect(answerTag({ ...request, path: "/public/v1/families" }, body)).not.toBe(t);
+    expect(answerTag({ ...request, query: { ...q, page: 2 } }, body)).not.toBe(t);
   });
 
   it("If-None-Match: a list, weak forms and *; nothing else", () => {
