@@ -8,7 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Executor, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
-import { addMembership, createUser, endSessions, findUserByEmail } from "@/db/users";
+import { endConsoleSessions } from "@/db/console-sessions";
+import { addMembership, createUser, findUserByEmail } from "@/db/users";
 import type { Runtime } from "@/lib/runtime";
 import { requireRole, roleSchema, type Actor, type Membership, type Role } from "./access";
 import { recordAudit } from "./audit";
@@ -381,7 +382,7 @@ export async function removeMember(
     if (!mayManage(role, target.role)) throw forbidden("Only owners remove an owner.");
     await keepAnOwner(tx, org.id, target, "Not removed");
     await tx.query("delete from memberships where org_id = $1 and user_id = $2", [org.id, target.userId]);
-    await endSessions(tx, target.userId);
+    await endConsoleSessions(tx, target.userId);
     await recordAudit(tx, {
       orgId: org.id,
       actor: user,
