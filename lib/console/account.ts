@@ -15,7 +15,8 @@ import { ConsoleError } from "./console-errors";
 import { consoleOrigin } from "./http";
 import { parseInput } from "./keys";
 import { accountSessionSchema, listAccountSessions } from "./session-list";
-import { countWrongAttempt, refuseWhileLocked, twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
+import { twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
+import { countWrongAttempt, refuseWhileLocked } from "./two-factor-verify";
 
 // How long a password reset link works.
 export const RESET_LINK_TTL_MS = 60 * 60 * 1000;

@@ -14,7 +14,7 @@ import {
 } from "@/db/console-sessions";
 import { findUserByEmail, verifyUserCredentials, type User } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
-import { auditRecoveryCodeUsed, verifySecondFactor } from "@/lib/console/two-factor";
+import { auditRecoveryCodeUsed, verifySecondFactor } from "@/lib/console/two-factor-verify";
 import { clientAddress } from "@/lib/public-api/client-address";
 import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit/types";
 import type { Runtime } from "@/lib/runtime";

@@ -9,7 +9,7 @@ import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
 import { addMembership, createUser, type User } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
-import { TOTP_PARAMS } from "@/lib/console/two-factor";
+import { TOTP_PARAMS } from "@/lib/console/two-factor-secret";
 import { setupApi, type ApiFixture } from "../support/api";
 import { authRequest, cookieHeader, csrf, storeCookies } from "../support/console";
 

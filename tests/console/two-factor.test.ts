@@ -6,7 +6,8 @@ import * as disableRoute from "@/app/api/console/account/two-factor/disable/rout
 import * as recoveryRoute from "@/app/api/console/account/two-factor/recovery-codes/route";
 import * as setupRoute from "@/app/api/console/account/two-factor/setup/route";
 import * as confirmRoute from "@/app/api/console/account/two-factor/confirm/route";
-import { decryptSecret, verifySecondFactor } from "@/lib/console/two-factor";
+import { decryptSecret } from "@/lib/console/two-factor-secret";
+import { verifySecondFactor } from "@/lib/console/two-factor-verify";
 import type { ApiFixture } from "../support/api";
 import { accountsFixture, BASE, codeAt, PASSWORD, type Handler } from "./accounts-fixture";
 
