@@ -63,7 +63,7 @@ export default defineConfig({
     {
       name: "chromium",
       testIgnore:
-        /client-address\.spec\.ts|sign-in-address\.spec\.ts|preview-on\.spec\.ts|webhooks\.spec\.ts/,
+        /client-address\.spec\.ts|sign-in-address\.spec\.ts|sessions\.spec\.ts|preview-on\.spec\.ts|webhooks\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], channel: undefined },
     },
     // The preview server: the specs of preview features, with every feature on.
@@ -72,10 +72,11 @@ export default defineConfig({
       testMatch: PREVIEW_SPECS,
       use: { ...devices["Desktop Chrome"], channel: undefined, baseURL: previewURL },
     },
-    // Signs out, which ends every session of the account: after the portal suite, whose tests share the demo accounts.
+    // "Sign out everywhere", which ends every session of a demo account: after the portal suite, whose tests share
+    // the demo accounts.
     {
       name: "sessions",
-      testMatch: /sign-in-address\.spec\.ts/,
+      testMatch: /sign-in-address\.spec\.ts|sessions\.spec\.ts/,
       dependencies: ["chromium"],
       use: { ...devices["Desktop Chrome"], channel: undefined },
     },

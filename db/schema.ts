@@ -17,6 +17,7 @@ export const ID_PREFIX = {
   changelog: "chg",
   auditEvent: "aud",
   invitation: "inv",
+  consoleSession: "ses",
 } as const;
 export type IdPrefix = (typeof ID_PREFIX)[keyof typeof ID_PREFIX];
 

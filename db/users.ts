@@ -28,8 +28,6 @@ export interface User {
   name: string;
   isStaff: boolean;
   createdAt: string;
-  /** Added to by everything that ends the account's console sessions; a session carries the value of its sign-in. */
-  sessionVersion: number;
 }
 
 // A member's role in an organization.
@@ -62,8 +60,8 @@ export async function verifyPassword(password: string, stored: string | null | u
   }
 }
 
-const USER_COLUMNS = `id, email, name, is_staff as "isStaff",
-  ${isoSql("created_at")} as "createdAt", session_version as "sessionVersion"`;
+// The columns of a User, read from `users` (unqualified: select them from `users` alone, or beside a lateral join).
+export const USER_COLUMNS = `id, email, name, is_staff as "isStaff", ${isoSql("users.created_at")} as "createdAt"`;
 
 // Creates a portal account with a scrypt-hashed password; the email is stored trimmed and lower-cased.
 export async function createUser(
@@ -110,7 +108,7 @@ export async function verifyUserCredentials(
 const DUMMY_HASH = `scrypt$16384$8$1$${Buffer.alloc(16).toString("base64")}$${Buffer.alloc(64).toString("base64")}`;
 
 // Makes a user a member of an organization with a role (updates the role when already a member). A weaker role
-// than before ends the account's console sessions (as endSessions does), in the same statement.
+// than before ends the account's console sessions (db/console-sessions.ts), in the same statement.
 export async function addMembership(
   db: Queryable,
   opts: { userId: string; orgId: string; role: MembershipRole },
@@ -121,8 +119,8 @@ export async function addMembership(
        insert into memberships (user_id, org_id, role) values ($1, $2, $3)
        on conflict (org_id, user_id) do update set role = excluded.role
      )
-     update users set session_version = session_version + 1
-      where id = $1
+     update console_sessions set ended_at = now()
+      where user_id = $1 and ended_at is null
         and array_position(array['member', 'admin', 'owner'], (select role::text from before))
           > array_position(array['member', 'admin', 'owner'], $3::text)`,
     [opts.userId, opts.orgId, opts.role],
@@ -135,24 +133,14 @@ export async function findUserById(db: Queryable, id: string): Promise<User | nu
   return rows[0] ?? null;
 }
 
-// Replaces a user's password (scrypt-hashed) and ends their console sessions; false when there is no such user.
+// Replaces a user's password (scrypt-hashed) and ends every console session of the account, in one statement;
+// false when there is no such user.
 export async function setPassword(db: Queryable, userId: string, password: string): Promise<boolean> {
   const passwordHash = await hashPassword(password);
   const rows = await db.query<{ id: string }>(
-    `update users set password_hash = $2, session_version = session_version + 1, updated_at = now()
-      where id = $1 returning id`,
+    `with ended as (update console_sessions set ended_at = now() where user_id = $1 and ended_at is null)
+     update users set password_hash = $2, updated_at = now() where id = $1 returning id`,
     [userId, passwordHash],
-  );
-  return rows.length > 0;
-}
-
-// Ends every console session of the account (they carry an older session version from now on); with `ifVersion`,
-// only while the account is still at that version (an outdated session cannot end the newer ones). True when ended.
-export async function endSessions(db: Queryable, userId: string, ifVersion?: number): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    `update users set session_version = session_version + 1
-      where id = $1 and ($2::int is null or session_version = $2::int) returning id`,
-    [userId, ifVersion ?? null],
   );
   return rows.length > 0;
 }

@@ -1,7 +1,7 @@
 "use client";
 // The console's sign-out buttons: "Sign out" (POST /api/auth/signout with Auth.js' CSRF token) and, given the page's
-// console CSRF token, "Sign out everywhere" (POST /api/console/sign-out-everywhere first). Both end every session of
-// the account, then the sign-in page.
+// console CSRF token, "Sign out everywhere" (POST /api/console/sign-out-everywhere first). "Sign out" ends this
+// browser's session only; "Sign out everywhere" every session of the account. Then the sign-in page.
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useHydrated } from "@/components/use-hydrated";
@@ -23,7 +23,7 @@ export function SignOutButton({ everywhereCsrfToken }: { everywhereCsrfToken?: s
           cache: "no-store",
         });
       }
-      // Auth.js' sign-out clears the session cookie (and ends the sessions when they were not ended above).
+      // Auth.js' sign-out ends this session (when it was not ended above) and clears its cookie.
       const csrf = await fetch("/api/auth/csrf", { cache: "no-store" });
       const { csrfToken } = (await csrf.json()) as { csrfToken: string };
       await fetch("/api/auth/signout", {

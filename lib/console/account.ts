@@ -1,20 +1,22 @@
-// A console account's own settings (issue 26): change the password (every other session ends, this one is re-issued
-// at the new session version), the password reset links an organization's owner issues for a member (shown once,
-// single use, 1 h, only their SHA-256 stored; using one sets a new password and ends every session), and what the
-// account page shows (two-factor state, the organizations the user owns).
+// A console account's own settings: change the password (every other session of the account ends, this one goes
+// on), the password reset links an organization's owner issues for a member (shown once, single use, 1 h, only
+// their SHA-256 stored; using one sets a new password and ends every session), and what the account page shows
+// (two-factor state, the organizations the user owns, the account's sessions).
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Queryable } from "@/db/client";
+import { endConsoleSessions } from "@/db/console-sessions";
 import { hashPassword, verifyPassword } from "@/db/users";
 import type { Runtime } from "@/lib/runtime";
 import { requireRole, type Actor, type Role } from "./access";
 import { recordAudit } from "./audit";
 import { ConsoleError } from "./console-errors";
-import { consoleOrigin, csrfTokenFor } from "./http";
+import { consoleOrigin } from "./http";
 import { parseInput } from "./keys";
-import { reissueSession } from "./session";
-import { countWrongAttempt, refuseWhileLocked, twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
+import { accountSessionSchema, listAccountSessions } from "./session-list";
+import { twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
+import { countWrongAttempt, refuseWhileLocked } from "./two-factor-verify";
 
 // How long a password reset link works.
 export const RESET_LINK_TTL_MS = 60 * 60 * 1000;
@@ -56,11 +58,13 @@ export const accountOverviewSchema = z.object({
   ),
   /** Organizations the user belongs to that require two-factor sign-in. */
   requiringOrgs: z.array(z.object({ slug: z.string(), name: z.string() })),
+  /** The account's live console sessions, this one marked. */
+  sessions: z.array(accountSessionSchema),
 });
 export type AccountOverview = z.infer<typeof accountOverviewSchema>;
 
-// The signed-in account as these operations need it.
-type AccountActor = Actor & { sso?: boolean };
+// The signed-in account as these operations need it (the session: a password change keeps it).
+type AccountActor = Actor & { sso?: boolean; sessionId: string };
 
 // The account page's data for the signed-in user.
 export async function accountOverview(db: Queryable, user: AccountActor): Promise<AccountOverview> {
@@ -100,6 +104,7 @@ export async function accountOverview(db: Queryable, user: AccountActor): Promis
       members: members.filter((m) => m.orgId === o.id).map(({ orgId: _orgId, ...m }) => m),
     })),
     requiringOrgs: orgs.filter((o) => o.required).map((o) => ({ slug: o.slug, name: o.name })),
+    sessions: await listAccountSessions(db, user),
   };
 }
 
@@ -116,16 +121,13 @@ export const changePasswordInputSchema = z
   });
 export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
 
-// Changes the signed-in user's password (the current one required): the session version moves on, which ends every
-// other session of the account, and this browser's session is re-issued at the new version (its Set-Cookie goes into
-// `responseHeaders`; the answer carries the new session's CSRF token). Audited (account.password_changed).
+// Changes the signed-in user's password (the current one required): every other session of the account ends, this
+// browser's session (`user.sessionId`) goes on. Audited (account.password_changed, with how many sessions ended).
 export async function changePassword(
   rt: Runtime,
   user: AccountActor,
   input: unknown,
-  request: Request,
-  responseHeaders: Headers,
-): Promise<{ changed: true; csrfToken: string }> {
+): Promise<{ changed: true }> {
   const { currentPassword, newPassword } = parseInput(changePasswordInputSchema, input);
   const db = await rt.db();
   const [row] = await db.query<{ passwordHash: string | null }>(
@@ -143,28 +145,23 @@ export async function changePassword(
     throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
   }
   const passwordHash = await hashPassword(newPassword);
-  const version = await db.transaction(async (tx) => {
-    const [updated] = await tx.query<{ sv: number }>(
-      `update users set password_hash = $2, session_version = session_version + 1, updated_at = now()
-        where id = $1 and password_hash = $3 returning session_version as sv`,
+  await db.transaction(async (tx) => {
+    const updated = await tx.query(
+      `update users set password_hash = $2, updated_at = now() where id = $1 and password_hash = $3 returning id`,
       [user.id, passwordHash, row.passwordHash],
     );
     // Changed meanwhile by another request: this one's current password is no longer the current one.
-    if (!updated) throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
+    if (!updated.length) throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
+    const ended = await endConsoleSessions(tx, user.id, { except: user.sessionId });
     await recordAudit(tx, {
       orgId: null,
       actor: user,
       action: "account.password_changed",
       targetId: user.id,
+      details: { sessionsEnded: ended },
     });
-    return updated.sv;
   });
-  const session = await reissueSession(rt, request.headers, version);
-  responseHeaders.append("Set-Cookie", session.setCookie);
-  return {
-    changed: true,
-    csrfToken: csrfTokenFor(rt.config, user.id, new Headers({ cookie: session.cookie })),
-  };
+  return { changed: true };
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -287,11 +284,11 @@ export async function resetPassword(
     );
     if (!link) throw new ConsoleError("CONSOLE_RESET_LINK_INVALID");
     const [account] = await tx.query<{ id: string; email: string }>(
-      `update users set password_hash = $2, session_version = session_version + 1, updated_at = now()
-        where id = $1 returning id, email`,
+      `update users set password_hash = $2, updated_at = now() where id = $1 returning id, email`,
       [link.userId, passwordHash],
     );
     if (!account) throw new ConsoleError("CONSOLE_RESET_LINK_INVALID");
+    await endConsoleSessions(tx, account.id);
     await recordAudit(tx, {
       orgId: link.orgId,
       actor: account,

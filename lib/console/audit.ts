@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   "changelog.unpublished",
   "changelog.promoted",
   "account.signed_out_everywhere",
+  "account.session_signed_out",
   "webhook_endpoint.created",
   "webhook_endpoint.updated",
   "webhook_endpoint.deleted",

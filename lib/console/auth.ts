@@ -6,9 +6,15 @@ import Credentials from "@auth/core/providers/credentials";
 import type { Provider } from "@auth/core/providers";
 import type { JWT } from "@auth/core/jwt";
 import type { Queryable } from "@/db/client";
-import { endSessions, findUserByEmail, findUserById, verifyUserCredentials, type User } from "@/db/users";
+import {
+  accountOfSession,
+  endConsoleSession,
+  startConsoleSession,
+  touchConsoleSession,
+} from "@/db/console-sessions";
+import { findUserByEmail, verifyUserCredentials, type User } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
-import { auditRecoveryCodeUsed, verifySecondFactor } from "@/lib/console/two-factor";
+import { auditRecoveryCodeUsed, verifySecondFactor } from "@/lib/console/two-factor-verify";
 import { clientAddress } from "@/lib/public-api/client-address";
 import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit/types";
 import type { Runtime } from "@/lib/runtime";
@@ -21,14 +27,6 @@ export const SIGN_IN_PAGE = "/console/sign-in";
 
 // How long a console session lasts (renewed while used).
 export const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
-
-// Auth.js' user, as authorize and the OIDC check hand it to the jwt callback: with the account's session version.
-declare module "@auth/core/types" {
-  interface User {
-    /** The account's session version at sign-in, carried in the session token as `sv`. */
-    sessionVersion?: number;
-  }
-}
 
 // A sign-in refused because the client address, or the account from an address that failed too, is over
 // SIGN_IN_FAILURE_LIMIT (?code=rate_limited).
@@ -57,8 +55,9 @@ export class TwoFactorFailed extends CredentialsSignin {
   code = "two_factor_failed";
 }
 
-// The Auth.js configuration of a runtime: built per request (cheap), reading the runtime's config, database and limiters.
-export function authConfig(rt: Runtime): AuthConfig {
+// The Auth.js configuration of a runtime for one request (built per request, cheap): the runtime's config, database
+// and limiters, and the request's headers (a new session records its address and browser).
+export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
   const config = rt.config;
   const secure = config.baseUrl.startsWith("https://");
   const providers: Provider[] = [
@@ -94,8 +93,7 @@ export function authConfig(rt: Runtime): AuthConfig {
           }
           if (factor === "recovery") await auditRecoveryCodeUsed(db, user);
         }
-        if (user)
-          return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
+        if (user) return { id: user.id, email: user.email, name: user.name };
         await countFailure(rt, address, email);
         throw new InvalidCredentials();
       },
@@ -131,10 +129,11 @@ export function authConfig(rt: Runtime): AuthConfig {
       debug: () => {},
     },
     events: {
-      // Sign-out ends every session of the account (a copy of the cookie too), unless the token is already outdated.
+      // Sign-out ends this session only (a copy of its cookie too); the account's other sessions go on.
       signOut: async (message) => {
         const token = "token" in message ? message.token : null;
-        if (token?.sub && typeof token.sv === "number") await endSessions(await rt.db(), token.sub, token.sv);
+        if (token?.sub && typeof token.sid === "string")
+          await endConsoleSession(await rt.db(), token.sub, token.sid);
       },
     },
     callbacks: {
@@ -150,24 +149,29 @@ export function authConfig(rt: Runtime): AuthConfig {
         user.id = ours.id;
         user.email = ours.email;
         user.name = ours.name;
-        user.sessionVersion = ours.sessionVersion;
         return true;
       },
-      // At sign-in the token takes the account's session version; every later read (GET /api/auth/session, which
-      // also renews the cookie) needs the account to still be at that version, else the session is null and its
-      // cookie cleared: a signed-out or outdated token is never renewed.
+      // At sign-in a session row is started and the token carries its id (`sid`); every later read (GET
+      // /api/auth/session, which also renews the cookie) needs that session to be live, and renews the row too;
+      // else the session is null and its cookie cleared: an ended session's token is never renewed.
       jwt: async ({ token, user, account }) => {
-        if (user) {
+        if (user?.id) {
           token.sub = user.id;
           token.email = user.email;
           token.name = user.name;
-          token.sv = user.sessionVersion;
+          token.sid = await startConsoleSession(await rt.db(), {
+            userId: user.id,
+            ipAddress: clientAddress(requestHeaders),
+            userAgent: requestHeaders.get("user-agent") ?? "",
+            maxAgeSeconds: SESSION_MAX_AGE_SECONDS,
+          });
           // A session through the provider: an organization requiring two-factor trusts the provider's own MFA.
           if (account?.provider === "oidc") token.sso = true;
           delete token.picture;
           return token;
         }
-        return (await accountOfToken(rt, token)) ? token : null;
+        const live = await accountOfToken(rt, token, requestHeaders, { renew: true });
+        return live ? token : null;
       },
       session: ({ session, token }) => {
         if (token.sub) session.user = { ...session.user, id: token.sub };
@@ -177,12 +181,27 @@ export function authConfig(rt: Runtime): AuthConfig {
   };
 }
 
-// The account of a session token, read fresh from the database, when the token carries the account's current
-// session version (sign-out, a password reset, a weaker role and "sign out everywhere" move it on); else null.
-export async function accountOfToken(rt: Runtime, token: JWT | null): Promise<User | null> {
-  if (!token?.sub || typeof token.sv !== "number") return null;
-  const user = await findUserById(await rt.db(), token.sub);
-  return user && user.sessionVersion === token.sv ? user : null;
+// The account of a session token, read fresh from the database with its session in one statement: null unless the
+// token's session (`sid`) is a live session of that account (sign-out, "sign out everywhere", a password change or
+// reset, a weaker role end sessions). The session's use is recorded at most once a minute (LAST_SEEN_EVERY_SECONDS)
+// with the request's address; `renew` (the token is renewed) records it every time and extends the session.
+export async function accountOfToken(
+  rt: Runtime,
+  token: JWT | null,
+  requestHeaders: Headers,
+  opts: { renew?: boolean } = {},
+): Promise<User | null> {
+  if (!token?.sub || typeof token.sid !== "string") return null;
+  const db = await rt.db();
+  const found = await accountOfSession(db, token.sid, token.sub);
+  if (!found) return null;
+  const { stale, ...user } = found;
+  if (stale || opts.renew)
+    await touchConsoleSession(db, token.sid, {
+      ipAddress: clientAddress(requestHeaders),
+      renewSeconds: opts.renew ? SESSION_MAX_AGE_SECONDS : undefined,
+    });
+  return user;
 }
 
 // True when a sign-in is refused before any password check: the address is over the failed sign-in limit, or the

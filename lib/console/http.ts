@@ -95,8 +95,6 @@ export interface ConsoleContext<P> {
   /** The parsed JSON body of a state-changing request ({} when empty). */
   body: unknown;
   request: Request;
-  /** Headers added to the answer (a re-issued session cookie). */
-  responseHeaders: Headers;
 }
 
 // Wraps a console handler as a Next.js route handler: the handler returns the JSON body of a success, or a Response
@@ -118,14 +116,12 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      const responseHeaders = new Headers();
-      const out = await handler({ rt, user, params, body, request, responseHeaders });
+      const out = await handler({ rt, user, params, body, request });
       const res = out instanceof Response ? out : json(opts.status ?? 200, out);
       if (out instanceof Response) {
         res.headers.set("Cache-Control", "no-store");
         res.headers.set("X-Content-Type-Options", "nosniff");
       }
-      for (const [name, value] of responseHeaders) res.headers.append(name, value);
       return res;
     } catch (err) {
       return errorResponse(err);
@@ -150,10 +146,7 @@ export function openConsoleRoute<P extends Record<string, string> = Record<strin
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      const responseHeaders = new Headers();
-      const res = json(opts.status ?? 200, await handler({ rt, params, body, request, responseHeaders }));
-      for (const [name, value] of responseHeaders) res.headers.append(name, value);
-      return res;
+      return json(opts.status ?? 200, await handler({ rt, params, body, request }));
     } catch (err) {
       return errorResponse(err);
     }

@@ -26,7 +26,7 @@ export async function handleAuth(request: Request): Promise<Response> {
     headers: request.headers,
     body: body && new Uint8Array(body),
   });
-  const response = await Auth(rebased, authConfig(rt));
+  const response = await Auth(rebased, authConfig(rt, rebased.headers));
   const headers = new Headers(response.headers);
   for (const name of [...headers.keys()]) if (name.startsWith("access-control-")) headers.delete(name);
   headers.set("Cache-Control", "no-store");

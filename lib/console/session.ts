@@ -1,9 +1,10 @@
-// The signed-in user of a console request, read from its session cookie and then fresh from the database: an
-// account deleted, demoted or whose sessions were ended since sign-in (its session version moved on) is seen at once.
-import { encode, getToken, type JWT } from "@auth/core/jwt";
-import { endSessions } from "@/db/users";
+// The signed-in user of a console request, read from its session cookie and then fresh from the database with the
+// session's own row: an account deleted, or a session ended since sign-in (signed out, "sign out everywhere", a
+// password change or reset, a weaker role), is seen at once, on every instance.
+import { getToken, type JWT } from "@auth/core/jwt";
+import { endConsoleSessions } from "@/db/console-sessions";
 import { recordAudit } from "@/lib/console/audit";
-import { accountOfToken, SESSION_MAX_AGE_SECONDS } from "@/lib/console/auth";
+import { accountOfToken } from "@/lib/console/auth";
 import { authSecret } from "@/lib/console/auth-secret";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 
@@ -13,6 +14,8 @@ export interface ConsoleUser {
   email: string;
   name: string;
   isStaff: boolean;
+  /** The id of this browser's session (db/console-sessions.ts). */
+  sessionId: string;
   /** Present (true) when this session was signed in through the OpenID Connect provider. */
   sso?: true;
 }
@@ -23,10 +26,16 @@ export async function getConsoleUser(
   rt: Runtime = getRuntime(),
 ): Promise<ConsoleUser | null> {
   const token = await sessionToken(headers, rt);
-  const user = await accountOfToken(rt, token);
-  if (!user) return null;
-  const me: ConsoleUser = { id: user.id, email: user.email, name: user.name, isStaff: user.isStaff };
-  if (token?.sso === true) me.sso = true;
+  const user = await accountOfToken(rt, token, headers);
+  if (!user || typeof token?.sid !== "string") return null;
+  const me: ConsoleUser = {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    isStaff: user.isStaff,
+    sessionId: token.sid,
+  };
+  if (token.sso === true) me.sso = true;
   return me;
 }
 
@@ -43,53 +52,18 @@ async function sessionToken(headers: Headers, rt: Runtime): Promise<JWT | null> 
   });
 }
 
-// The name of the session cookie of a runtime (Auth.js' own: __Secure- prefixed over https).
-export function sessionCookieName(rt: Runtime): string {
-  return rt.config.baseUrl.startsWith("https://") ? "__Secure-authjs.session-token" : "authjs.session-token";
-}
-
-// This browser's session moved to the account's new session version (after the version was bumped to end every
-// other session): the same claims, the new `sv`, a fresh expiry. Returns the Set-Cookie line and the Cookie header
-// of the new session (to compute its CSRF token).
-export async function reissueSession(
-  rt: Runtime,
-  requestHeaders: Headers,
-  sessionVersion: number,
-): Promise<{ setCookie: string; cookie: string }> {
-  const token = await sessionToken(requestHeaders, rt);
-  if (!token?.sub) throw new Error("No session to re-issue");
-  const name = sessionCookieName(rt);
-  const {
-    exp: _exp,
-    iat: _iat,
-    jti: _jti,
-    ...claims
-  } = token as JWT & { exp?: number; iat?: number; jti?: string };
-  const value = await encode({
-    token: { ...claims, sv: sessionVersion },
-    secret: authSecret(rt.config),
-    salt: name,
-    maxAge: SESSION_MAX_AGE_SECONDS,
-  });
-  const secure = rt.config.baseUrl.startsWith("https://");
-  const expires = new Date(Date.now() + SESSION_MAX_AGE_SECONDS * 1000).toUTCString();
-  return {
-    setCookie: `${name}=${value}; Path=/; Expires=${expires}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
-    cookie: `${name}=${value}`,
-  };
-}
-
 // "Sign out everywhere": ends every session of the user's account (this one included), recorded in the audit log
 // (no organization: the event is the account's).
 export async function signOutEverywhere(rt: Runtime, user: ConsoleUser): Promise<{ signedOut: true }> {
   const db = await rt.db();
   await db.transaction(async (tx) => {
-    await endSessions(tx, user.id);
+    const ended = await endConsoleSessions(tx, user.id);
     await recordAudit(tx, {
       orgId: null,
       actor: user,
       action: "account.signed_out_everywhere",
       targetId: user.id,
+      details: { sessions: ended },
     });
   });
   return { signedOut: true };

@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyUserCredentials } from "@/db/users";
+import { startConsoleSession } from "@/db/console-sessions";
+import { findUserByEmail, verifyUserCredentials } from "@/db/users";
 import { pgliteBackend, postgresBackend, type Backend } from "./backends";
 import { lastLine, runScript } from "./run";
 
@@ -24,14 +25,26 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
         ),
       );
     let ownerPassword = "";
-    // The account's console session version (issue 21: a password reset and a weaker role end its sessions).
-    const sessionVersion = (email: string) =>
+    // A console session of the account started now (as a sign-in does), and how many of its sessions are live (a
+    // password reset and a weaker role end them).
+    const startSession = (email: string) =>
       b.withDb(async (db) => {
-        const [row] = await db.query<{ v: number }>(
-          "select session_version as v from users where email = $1",
+        const user = await findUserByEmail(db, email);
+        return startConsoleSession(db, {
+          userId: user!.id,
+          ipAddress: "10.0.0.1",
+          userAgent: "",
+          maxAgeSeconds: 3600,
+        });
+      });
+    const liveSessions = (email: string) =>
+      b.withDb(async (db) => {
+        const [row] = await db.query<{ n: number }>(
+          `select count(*)::int as n from console_sessions s join users u on u.id = s.user_id
+            where u.email = $1 and s.ended_at is null`,
           [email],
         );
-        return row?.v;
+        return row!.n;
       });
 
     beforeAll(async () => {
@@ -215,7 +228,9 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
       expect(changed.code, changed.stderr).toBe(0);
       expect(changed.stdout).toContain("from member to admin");
       expect(changed.stdout).not.toContain("sessions have ended");
-      const version = await sessionVersion("owner@acme.example");
+      await startSession("owner@acme.example");
+      const live = await liveSessions("owner@acme.example");
+      expect(live).toBeGreaterThan(0);
       const same = await users([
         "add",
         "--email",
@@ -227,7 +242,7 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
       ]);
       expect(same.code, same.stderr).toBe(0);
       expect(same.stdout).toContain("nothing changed");
-      expect(await sessionVersion("owner@acme.example")).toBe(version);
+      expect(await liveSessions("owner@acme.example")).toBe(live);
       // A weaker role ends the account's console sessions.
       const demoted = await users([
         "add",
@@ -241,7 +256,7 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
       expect(demoted.code, demoted.stderr).toBe(0);
       expect(demoted.stdout).toContain("from admin to member");
       expect(demoted.stdout).toContain("Its console sessions have ended.");
-      expect(await sessionVersion("owner@acme.example")).toBe(version! + 1);
+      expect(await liveSessions("owner@acme.example")).toBe(0);
       await users(["add", "--email", "owner@acme.example", "--org", "globex", "--role", "admin"]);
       expect(await rolesOf("owner@acme.example")).toEqual([
         { slug: "acme", role: "owner" },
@@ -250,12 +265,13 @@ function usersSuite(label: string, open: () => Promise<Backend>) {
     });
 
     it("resets a password: a new generated one verifies, the old one no longer does, and the sessions end", async () => {
-      const version = await sessionVersion("owner@acme.example");
+      await startSession("owner@acme.example");
+      expect(await liveSessions("owner@acme.example")).toBe(1);
       const r = await users(["reset-password", "--email", "owner@acme.example"]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain("New password set for owner@acme.example.");
       expect(r.stdout).toContain("Its console sessions have ended.");
-      expect(await sessionVersion("owner@acme.example")).toBe(version! + 1);
+      expect(await liveSessions("owner@acme.example")).toBe(0);
       const fresh = lastLine(r.stdout);
       expect(fresh).toMatch(/^[A-Za-z0-9_-]{16}$/);
       expect(fresh).not.toBe(ownerPassword);

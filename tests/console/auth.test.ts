@@ -51,7 +51,13 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
     expect(line).toMatch(/;\s*SameSite=Lax/i);
     expect(line).not.toMatch(/;\s*Secure/i); // http base URL
     const me = await getConsoleUser(new Headers({ cookie }));
-    expect(me).toEqual({ id: user.id, email: user.email, name: user.name, isStaff: true });
+    expect(me).toEqual({
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      isStaff: true,
+      sessionId: expect.stringMatching(/^ses_[0-9A-Za-z]{16}$/),
+    });
   });
 
   it("reads the user fresh from the database: a deleted account's session gives null", async () => {

@@ -17,15 +17,9 @@ import { ID_PREFIX, newId } from "@/db/schema";
 import { addMembership, createUser } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
 import { invitationMail, mailInvitation, smtpSender, type Mail } from "@/lib/console/mail";
-import {
-  acceptInvitation,
-  grantableRoles,
-  INVITATION_TTL_MS,
-  inviteMember,
-  mayManage,
-  registerWithInvitation,
-  viewInvitation,
-} from "@/lib/console/members";
+import { acceptInvitation, registerWithInvitation, viewInvitation } from "@/lib/console/invitation-accept";
+import { INVITATION_TTL_MS, inviteMember } from "@/lib/console/invitations";
+import { grantableRoles, mayManage } from "@/lib/console/members";
 import { loadConfig } from "@/lib/config";
 import { setupApi, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";

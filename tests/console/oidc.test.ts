@@ -78,7 +78,14 @@ describe.each(["pglite", "pg"] as const)("console sign-in with OpenID Connect on
     expect(response.headers.get("location")).toBe("http://api.test/console");
     expect(jar.has(sessionCookieName())).toBe(true);
     const me = await getConsoleUser(new Headers({ cookie: cookieHeader(jar) }));
-    expect(me).toEqual({ id: user.id, email: user.email, name: "SSO User", isStaff: false, sso: true });
+    expect(me).toEqual({
+      id: user.id,
+      email: user.email,
+      name: "SSO User",
+      isStaff: false,
+      sessionId: expect.stringMatching(/^ses_[0-9A-Za-z]{16}$/),
+      sso: true,
+    });
     const session = await authRequest("/api/auth/session", { cookie: cookieHeader(jar) });
     expect(((await session.json()) as { user: { id: string } }).user.id).toBe(user.id);
   });

@@ -1,11 +1,14 @@
-// Issue 21, row 1: what ends a console session. Every session carries its account's session version; sign-out, a
-// password reset, a weaker role and "sign out everywhere" move it on, and every earlier session (a saved copy of
-// the cookie too) ends on its next request: the console routes answer 401 and /api/auth/session answers null and
-// clears the cookie instead of renewing it. Real Auth.js flows through the route handlers, on both drivers.
+// What ends a console session (issue 37, row 1; issue 21, row 1 before it). Each session has a row of its own
+// (migration 0026) whose id its token carries: sign-out ends that session only; a password reset, a weaker role and
+// "sign out everywhere" end every session of the account. An ended session (a saved copy of its cookie too) is
+// refused at its next request: the console routes answer 401 and /api/auth/session answers null and clears the
+// cookie instead of renewing it. Real Auth.js flows through the route handlers, on both drivers.
+import { encode } from "@auth/core/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
 import * as signOutEverywhereRoute from "@/app/api/console/sign-out-everywhere/route";
 import { addMembership, createUser, setPassword } from "@/db/users";
+import { authSecret } from "@/lib/console/auth-secret";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";
 import { READ_SCOPES } from "@/lib/keys/scopes";
@@ -99,17 +102,35 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     expect(s.line).toMatch(cleared);
   });
 
-  it("sign-out ends every earlier session of the account (another browser too); a new sign-in works", async () => {
+  it("sign-out ends that session only: another browser of the account goes on, and a new sign-in works", async () => {
     const { user, cookie: first } = await member();
     const { jar: second } = await login(user.email);
+    const secondCopy = cookieHeader(second);
     await signOut(second);
-    expect(await getConsoleUser(new Headers({ cookie: first }))).toBeNull();
+    expect(await keys("GET", secondCopy, user.id)).toBe(401);
+    expect((await getConsoleUser(new Headers({ cookie: first })))?.id).toBe(user.id);
+    expect(await keys("GET", first, user.id)).toBe(200);
+    expect(await keys("POST", first, user.id)).toBe(201);
+    expect((await session(first)).body?.user?.id).toBe(user.id);
     const { cookie: third } = await login(user.email);
     expect((await getConsoleUser(new Headers({ cookie: third })))?.id).toBe(user.id);
     expect(await keys("GET", third, user.id)).toBe(200);
   });
 
-  it("an outdated session's sign-out does not end the newer sessions", async () => {
+  it("a token without a session id (issued before sessions had rows) is refused and not renewed", async () => {
+    const { user } = await member();
+    const name = sessionCookieName();
+    const old = await encode({
+      token: { sub: user.id, email: user.email, name: user.name, sv: 0 },
+      secret: authSecret(fx.config),
+      salt: name,
+    });
+    expect(await getConsoleUser(new Headers({ cookie: `${name}=${old}` }))).toBeNull();
+    expect(await keys("GET", `${name}=${old}`, user.id)).toBe(401);
+    expect((await session(`${name}=${old}`)).body).toBeNull();
+  });
+
+  it("an ended session's sign-out does not end the newer sessions", async () => {
     const { user, jar } = await member();
     const stale = new Map(jar) as CookieJar;
     await signOut(jar);
@@ -120,10 +141,13 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
 
   it("a password reset ends every earlier session", async () => {
     const { user, cookie } = await member();
+    const { cookie: other } = await login(user.email);
     expect(await setPassword(fx.db, user.id, "another good password")).toBe(true);
-    expect(await keys("POST", cookie, user.id)).toBe(401);
-    expect(await getConsoleUser(new Headers({ cookie }))).toBeNull();
-    expect((await session(cookie)).body).toBeNull();
+    for (const c of [cookie, other]) {
+      expect(await keys("POST", c, user.id)).toBe(401);
+      expect(await getConsoleUser(new Headers({ cookie: c }))).toBeNull();
+      expect((await session(c)).body).toBeNull();
+    }
   });
 
   it("a weaker role ends every earlier session; the same or a stronger role does not", async () => {

@@ -2,7 +2,8 @@
 // the console at http://localhost:PORT, another address of the same server: a refused sign-in says why and keeps the
 // email, the right password signs in and the console works there (a key created: its Origin check), sign-out lands
 // on that address's sign-in page. Then "Sign out everywhere" ends the session of another browser.
-// Sign-out ends every session of the account, so this file runs after the parallel suite (project "sessions").
+// "Sign out everywhere" ends every session of the account, so this file runs after the parallel suite (project
+// "sessions").
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";

@@ -5,7 +5,8 @@
 // preview on, the webhooks' engine all start when the database opens), and serves /public/ as scripts/serve.mjs
 // does: the client's address from the socket, the front door, then the API's router on node:http with gzip
 // (lib/server/bundle-entry.ts' publicApiHost). Next.js and its pages are left out: nothing under /public/ reaches
-// them.
+// them; the few console routes the console sessions' test calls are hosted from their route handlers
+// (console-routes.ts), the rest is a 404.
 //
 // Environment: the API's configuration (DATABASE_URL, REDIS_URL, PUBLIC_API_PREVIEW, …), and INSTANCE_HOOK_ADDRESS:
 // the loopback address every webhook endpoint's name resolves to from this instance (its DNS look-up, the engine's
@@ -17,6 +18,7 @@ import { loadConfig } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
 import { createRuntime, setRuntime } from "@/lib/runtime";
 import { frontDoorListener, publicApiHost } from "@/lib/server/bundle-entry";
+import { consoleRoutes } from "./console-routes";
 
 const hookAddress = process.env.INSTANCE_HOOK_ADDRESS ?? "127.0.0.1";
 const lookup: LookupFunction = (_host, options, callback) => {
@@ -28,10 +30,16 @@ const rt = createRuntime(loadConfig(process.env), undefined, { retention: true, 
 setRuntime(rt);
 const api = publicApiHost();
 
-// npm start's listener (the socket's address, the front door, the API's router), with a 404 for what Next.js would
-// answer.
+// npm start's listener (the socket's address, the front door, the API's router), with the console's routes (or a
+// 404) for what Next.js would answer.
 const server = http.createServer(
-  frontDoorListener({ trustProxy: false, api, next: (_req, res) => res.writeHead(404).end() }),
+  frontDoorListener({
+    trustProxy: false,
+    api,
+    next: (req, res) => {
+      consoleRoutes(req, res).catch(() => res.destroy());
+    },
+  }),
 );
 
 // The database opened starts the background work; the webhooks' engine has started once it ran a dispatch pass

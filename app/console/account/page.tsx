@@ -5,6 +5,7 @@ import { DataTable } from "@/components/data-table";
 import { OrgTwoFactorSetting } from "@/components/console/org-two-factor-setting";
 import { PasswordChangeForm } from "@/components/console/password-change-form";
 import { PasswordResetButton } from "@/components/console/password-reset-button";
+import { SessionsList } from "@/components/console/sessions-list";
 import { TwoFactorManager } from "@/components/console/two-factor-manager";
 import { accountOverview } from "@/lib/console/account";
 import { csrfTokenFor } from "@/lib/console/http";
@@ -16,8 +17,8 @@ export const dynamic = "force-dynamic";
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-// The signed-in user's account: password, two-factor sign-in, and for each organization they own its two-factor
-// requirement and its members' password reset links. ?required=<org>: sent here by an organization that requires
+// The signed-in user's account: password, two-factor sign-in, its console sessions (each with its own sign-out), and
+// for each organization they own its two-factor requirement and its members' password reset links. ?required=<org>: sent here by an organization that requires
 // two-factor sign-in.
 export default async function AccountPage({
   searchParams,
@@ -68,6 +69,8 @@ export default async function AccountPage({
           <p>You sign in with your identity provider: its own multi-factor sign-in applies.</p>
         </section>
       )}
+
+      <SessionsList sessions={account.sessions} csrfToken={csrfToken} />
 
       {account.ownedOrgs.map((org) => (
         <section className="console-section" key={org.slug} aria-labelledby={`org-${org.slug}-title`}>

@@ -24,6 +24,7 @@ const ACTIONS: Record<AuditAction, string> = {
   "changelog.unpublished": "unpublished a changelog entry",
   "changelog.promoted": "promoted a changelog entry",
   "account.signed_out_everywhere": "signed out everywhere",
+  "account.session_signed_out": "signed out one of their sessions",
   "webhook_endpoint.created": "registered a webhook endpoint",
   "webhook_endpoint.updated": "changed a webhook endpoint",
   "webhook_endpoint.deleted": "deleted a webhook endpoint",

@@ -1,8 +1,6 @@
-// Change password: POST { currentPassword, newPassword } ends every other session and re-issues this one.
+// Change password: POST { currentPassword, newPassword } ends every other session of the account; this one goes on.
 import { changePassword } from "@/lib/console/account";
 import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user, body, request, responseHeaders }) =>
-  changePassword(rt, user, body, request, responseHeaders),
-);
+export const POST = consoleRoute(({ rt, user, body }) => changePassword(rt, user, body));
