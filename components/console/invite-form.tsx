@@ -3,7 +3,8 @@
 // and its link, shown once by the page (and mailed when SMTP is configured). An invalid field gets its message next
 // to it, in words, and the focus.
 import { useState, type FormEvent } from "react";
-import type { CreatedInvitation, MembersList } from "@/lib/console/members";
+import type { CreatedInvitation } from "@/lib/console/invitations";
+import type { MembersList } from "@/lib/console/members";
 import { useFieldErrors } from "./field-error";
 import { Field, FormFooter } from "./field";
 import { RoleOptions } from "./member-controls";

@@ -1,7 +1,7 @@
 "use client";
 // The members page's small controls: a role's name, the role choices, a row's action button and the role dialog.
 import type { Role } from "@/lib/console/access";
-import type { Member } from "@/lib/console/members";
+import type { Member } from "@/lib/console/member-access";
 import { Dialog, DialogButtons } from "./dialog";
 import { Field } from "./field";
 

@@ -5,7 +5,9 @@
 // (the page's); the server checks the role again.
 import { DataTable } from "@/components/data-table";
 import { mayManage } from "@/lib/console/member-rules";
-import type { Invitation, Member, MembersList } from "@/lib/console/members";
+import type { Invitation } from "@/lib/console/invitations";
+import type { Member } from "@/lib/console/member-access";
+import type { MembersList } from "@/lib/console/members";
 import { formatTime } from "./format";
 import { ActionButton, ROLE_LABEL } from "./member-controls";
 import { PasswordResetButton } from "./password-reset-button";

@@ -19,9 +19,6 @@ import { parseInput } from "./keys";
 import { grantableRoles, mayManage } from "./member-rules";
 
 export { grantableRoles, mayManage };
-// The members page's types, where its component reads them.
-export type { CreatedInvitation, Invitation } from "./invitations";
-export type { Member } from "./member-access";
 
 // Changing a member's role.
 export const roleChangeInputSchema = z.object({ role: roleSchema }).strict();
