@@ -1,63 +1,24 @@
-// Console sessions on two instances of one Postgres (issue 37, row 1): a session signed out on one instance (Auth.js'
+// Console sessions on two instances of one Postgres: a session signed out on one instance (Auth.js'
 // sign-out, the account page's "Sign out" of one session, "sign out everywhere") is refused by the other within 1 s,
 // and the account's other sessions go on there. Each instance is a process of its own (instance-process.ts, the
 // console's routes hosted from their route handlers by console-routes.ts); they share the test server's database
 // and nothing else: no broadcast, each request reads the session's row.
-import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { createUser } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
 import { cookieHeader, storeCookies, type CookieJar } from "../support/console";
-import { createTestDatabase, serverRedisUrl } from "../support/servers";
+import { createTestDatabase } from "../support/servers";
+import { startInstance, stopInstance, type Instance } from "./instances";
 
 const PASSWORD = "correct horse battery";
 const ORIGIN = "http://api.test";
 const AUTH_SECRET = "console-sessions-two-instances-0123456789";
 
-interface Instance {
-  base: string;
-  child: ChildProcess;
-}
-
 // Starts one instance on the database; resolves once it serves.
-function startInstance(databaseUrl: string): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=react-server", "tests/instances/instance-process.ts"],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: serverRedisUrl(),
-        PUBLIC_BASE_URL: ORIGIN,
-        AUTH_SECRET,
-        DEMO_SEED: "never",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve({ base: `http://127.0.0.1:${m[1]}`, child });
-    });
-    child.once("exit", (code) => reject(new Error(`instance exited (${code}) before serving`)));
-  });
-}
-
-async function stopInstance(i: Instance): Promise<void> {
-  if (i.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => i.child.once("exit", resolve));
-  i.child.kill("SIGTERM");
-  const timer = setTimeout(() => i.child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
+const start = (name: string, databaseUrl: string) =>
+  startInstance(name, databaseUrl, { PUBLIC_BASE_URL: ORIGIN, AUTH_SECRET });
 
 describe("console sessions on two instances of one Postgres", () => {
   let db: Database;
@@ -134,7 +95,7 @@ describe("console sessions on two instances of one Postgres", () => {
     await migrate(db);
     email = "two.instances@sessions.test";
     await createUser(db, { email, name: "Two instances", password: PASSWORD });
-    [a, b] = await Promise.all([startInstance(t.url), startInstance(t.url)]);
+    [a, b] = await Promise.all([start("A", t.url), start("B", t.url)]);
   }, 180_000);
 
   afterAll(async () => {

@@ -13,7 +13,6 @@
 // and page anchor by the organization's version of the resource, bumped in the writer's transaction (migration
 // 0011) and read by every request: nothing is broadcast, so the first request after the commit must see the change.
 // The test sends that one request and no other; no wait, no poll.
-import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
@@ -22,8 +21,9 @@ import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { createEndpoint, endpointInputSchema } from "@/lib/webhooks/endpoints";
 import { creatableBody } from "@/bench/support";
 import { insertKey } from "../support/api";
-import { createTestDatabase, serverRedisUrl } from "../support/servers";
+import { createTestDatabase } from "../support/servers";
 import { startReceiver, waitFor, type Receiver } from "../webhooks/support";
+import { startInstance, stopInstance, type Instance } from "./instances";
 
 // The loopback address each instance's webhooks connect to (its own DNS look-up of the endpoint's name), so that the
 // receiver tells the senders apart by the address a request came in on.
@@ -32,55 +32,17 @@ const HOOK_ADDRESSES = ["127.0.0.1", "127.0.0.2"] as const;
 // Products created through the two instances for the webhooks' part.
 const WEBHOOK_CHANGES = 200;
 
-interface Instance {
-  name: string;
-  base: string;
-  child: ChildProcess;
-}
-
 // Starts one instance on the database; resolves once it serves and its webhooks' engine takes jobs.
-function startInstance(name: string, databaseUrl: string, hookAddress: string): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=react-server", "tests/instances/instance-process.ts"],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: serverRedisUrl(),
-        PUBLIC_BASE_URL: "http://api.test",
-        PUBLIC_API_PREVIEW: "all",
-        WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
-        RATE_LIMIT_REQUESTS: "100000",
-        AUTH_FAILURE_LIMIT: "100000",
-        AUTH_SECRET: "two-instances-test-secret-0123456789abcdef",
-        DEMO_SEED: "never",
-        INSTANCE_HOOK_ADDRESS: hookAddress,
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve({ name, base: `http://127.0.0.1:${m[1]}`, child });
-    });
-    child.once("exit", (code) => reject(new Error(`instance ${name} exited (${code}) before serving`)));
+const start = (name: string, databaseUrl: string, hookAddress: string) =>
+  startInstance(name, databaseUrl, {
+    PUBLIC_BASE_URL: "http://api.test",
+    PUBLIC_API_PREVIEW: "all",
+    WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
+    RATE_LIMIT_REQUESTS: "100000",
+    AUTH_FAILURE_LIMIT: "100000",
+    AUTH_SECRET: "two-instances-test-secret-0123456789abcdef",
+    INSTANCE_HOOK_ADDRESS: hookAddress,
   });
-}
-
-// Stops an instance (SIGTERM: its runtime closes), SIGKILL after 15 s.
-async function stopInstance(i: Instance): Promise<void> {
-  if (i.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => i.child.once("exit", resolve));
-  i.child.kill("SIGTERM");
-  const timer = setTimeout(() => i.child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 interface Answer {
   status: number;
@@ -123,10 +85,7 @@ describe("two instances on one Postgres and one Redis", () => {
       "select id from organizations where slug = 'acme'",
     )) as [{ id: string }];
     key = await insertKey(db, orgId, [...READ_SCOPES, WRITE_SCOPE]);
-    [a, b] = await Promise.all([
-      startInstance("A", t.url, HOOK_ADDRESSES[0]),
-      startInstance("B", t.url, HOOK_ADDRESSES[1]),
-    ]);
+    [a, b] = await Promise.all([start("A", t.url, HOOK_ADDRESSES[0]), start("B", t.url, HOOK_ADDRESSES[1])]);
   }, 180_000);
 
   afterAll(async () => {
