@@ -464,7 +464,7 @@ describe("the create form's scopes", () => {
       ...READ_SCOPES.map((scope) => ({ scope, checked: true })),
       { scope: WRITE_SCOPE, checked: false },
     ]);
-    expect(html).toMatch(/products:write<span class="tag changed">preview<\/span>/);
+    expect(html).toMatch(/<code>products:write<\/code><span class="tag changed">preview<\/span>/);
   });
 
   // Issue 21, row 20: the help text said "All scopes are selected" whatever was checked.
