@@ -102,6 +102,19 @@ async function claim(tx: Queryable, secret: string, userId: string | null, now: 
   );
 }
 
+// The invitee joins the organization with the invitation's role, recorded in the audit log (`newAccount`: the
+// account was made with the invitation).
+async function join(tx: Queryable, inv: Claimed, user: Actor, newAccount: boolean): Promise<void> {
+  await addMembership(tx, { userId: user.id, orgId: inv.orgId, role: inv.role });
+  await recordAudit(tx, {
+    orgId: inv.orgId,
+    actor: user,
+    action: "member.joined",
+    targetId: user.id,
+    details: { email: inv.email, role: inv.role, invitationId: inv.id, newAccount },
+  });
+}
+
 // Accepts an invitation as the signed-in user, whose email must be the invited one; they join with its role.
 export async function acceptInvitation(
   rt: Runtime,
@@ -119,14 +132,7 @@ export async function acceptInvitation(
     }
     if (await memberOf(tx, inv.orgId, user.id))
       throw new ConsoleError("CONSOLE_MEMBER_CONFLICT", "You are a member of this organization already.");
-    await addMembership(tx, { userId: user.id, orgId: inv.orgId, role: inv.role });
-    await recordAudit(tx, {
-      orgId: inv.orgId,
-      actor: user,
-      action: "member.joined",
-      targetId: user.id,
-      details: { email: inv.email, role: inv.role, invitationId: inv.id, newAccount: false },
-    });
+    await join(tx, inv, user, false);
     return { org: inv.slug, role: inv.role };
   });
 }
@@ -141,31 +147,19 @@ export async function registerWithInvitation(
   const { token: secret, name, password } = parseInput(registerInputSchema, input);
   return (await rt.db()).transaction(async (tx) => {
     const inv = await claim(tx, secret, null, clock.now ?? new Date());
-    if (await findUserByEmail(tx, inv.email)) {
-      throw new ConsoleError(
+    const exists = () =>
+      new ConsoleError(
         "CONSOLE_MEMBER_CONFLICT",
         `An account exists for ${inv.email}: sign in with it, then open the link again.`,
       );
-    }
+    if (await findUserByEmail(tx, inv.email)) throw exists();
     const created = await createUser(tx, { email: inv.email, name, password }).catch((err: unknown) => {
       // Made meanwhile (another organization's invitation to the same address, accepted at the same moment).
-      if ((err as { code?: string }).code === "23505") {
-        throw new ConsoleError(
-          "CONSOLE_MEMBER_CONFLICT",
-          `An account exists for ${inv.email}: sign in with it, then open the link again.`,
-        );
-      }
+      if ((err as { code?: string }).code === "23505") throw exists();
       throw err;
     });
     await tx.query("update invitations set accepted_by = $2 where id = $1", [inv.id, created.id]);
-    await addMembership(tx, { userId: created.id, orgId: inv.orgId, role: inv.role });
-    await recordAudit(tx, {
-      orgId: inv.orgId,
-      actor: created,
-      action: "member.joined",
-      targetId: created.id,
-      details: { email: inv.email, role: inv.role, invitationId: inv.id, newAccount: true },
-    });
+    await join(tx, inv, created, true);
     return { org: inv.slug, role: inv.role, email: created.email };
   });
 }
