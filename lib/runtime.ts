@@ -43,8 +43,30 @@ export interface CacheSlot<T> {
   value?: T;
 }
 
+// A part of the process's state owned by one area (the API, the console, the portal): declared in that area's folder,
+// built from the runtime on first use (rt.part), kept for the runtime's life and closed with it, before the database.
+// The runtime knows no area: an area's module imports the runtime, never the other way. Parts are kept by name, not
+// by object: npm start's server bundle and Next.js' compilation each hold a copy of an area's module, and both must
+// reach the one part of the one runtime.
+export interface RuntimePart<T> {
+  readonly name: string;
+  readonly create: (rt: Runtime) => T;
+  readonly close?: (value: T) => Promise<void>;
+}
+
+// Declares an area's part of the runtime (one constant per area, e.g. `export const consoleState = definePart(...)`).
+export function definePart<T>(
+  name: string,
+  create: (rt: Runtime) => T,
+  close?: (value: T) => Promise<void>,
+): RuntimePart<T> {
+  return { name, create, close };
+}
+
 // The process's state, every part a typed field.
 export interface Runtime {
+  /** An area's part of the state, built on first use and kept (one Map lookup after that). */
+  part<T>(p: RuntimePart<T>): T;
   readonly config: Config;
   /** The database, opened on first use (a failed open is retried on the next call). */
   db(): Promise<Database>;
@@ -220,7 +242,16 @@ export function createRuntime(
     }
     return catalog;
   };
-  return {
+  // Each area's part, in the order they were built (closed in reverse).
+  const parts = new Map<string, { p: RuntimePart<unknown>; value: unknown }>();
+  const rt: Runtime = {
+    part<T>(p: RuntimePart<T>): T {
+      const kept = parts.get(p.name);
+      if (kept) return kept.value as T;
+      const value = p.create(rt);
+      parts.set(p.name, { p: p as RuntimePart<unknown>, value });
+      return value;
+    },
     config,
     db,
     // Built once per database handle, not per request (the hot path reads it on every list).
@@ -251,6 +282,8 @@ export function createRuntime(
     close: async () => {
       // Requests still waiting for a place are refused (503) rather than left waiting on a runtime that is going.
       admission.close();
+      for (const { p, value } of [...parts.values()].reverse()) await p.close?.(value);
+      parts.clear();
       await retention.stop();
       await usageRetention.stop();
       // What was counted and queued is written before the database goes.
@@ -268,6 +301,7 @@ export function createRuntime(
       opening = undefined;
     },
   };
+  return rt;
 }
 
 const KEY = Symbol.for("public-catalog-api.runtime");
