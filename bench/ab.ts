@@ -5,9 +5,10 @@
 // that the machine's drift within minutes weighs on both alike. A round's cost is 1 − (its two "on" blocks' mean ÷ its
 // two "off" blocks' mean); the figure is the median of the rounds', each listed.
 //
-// Settings (BENCH_AB): `usage` (usage and the request log, issue 26: USAGE_ENABLED and REQUEST_LOG_ENABLED),
-// `rls` (Postgres row-level security, issue 27: DB_ROW_SECURITY), or BENCH_AB_OFF/BENCH_AB_ON given as
-// `NAME=value NAME=value` (BENCH_AB then names the file).
+// Settings (BENCH_AB): `usage` (usage and the request log: USAGE_ENABLED and REQUEST_LOG_ENABLED), `rls` (Postgres
+// row-level security: DB_ROW_SECURITY), `build` (two builds: "off" served from the checkout at BENCH_AB_BEFORE, with
+// its own production build, "on" from this one), or BENCH_AB_OFF/BENCH_AB_ON given as `NAME=value NAME=value`
+// (BENCH_AB then names the file).
 // Environment: BENCH_DATABASE_URL (a migrated and seeded bench database: `npm run bench` with BENCH_SEED_ONLY=1),
 // BENCH_KEY (a read key of an organization of it, by default the bench organization's first: made if missing),
 // BENCH_ONLY (products,products-304: the scenarios), BENCH_ROUNDS (3), BENCH_DURATION (10), BENCH_WARMUP (2), BENCH_CONNECTIONS (32), BENCH_POOL_SIZE (10),
@@ -52,6 +53,11 @@ const PRESETS: Record<string, { off: Record<string, string>; on: Record<string, 
     off: { DB_ROW_SECURITY: "off" },
     on: { DB_ROW_SECURITY: "on" },
   },
+  build: {
+    what: "this build against the one at BENCH_AB_BEFORE",
+    off: {},
+    on: {},
+  },
 };
 
 // `NAME=value NAME=value` as an environment.
@@ -91,9 +97,15 @@ async function benchKey(url: string): Promise<string> {
 
 const children: ChildProcess[] = [];
 
-function serve(name: string, port: number, url: string, extra: Record<string, string>): ChildProcess {
+function serve(
+  name: string,
+  root: string,
+  port: number,
+  url: string,
+  extra: Record<string, string>,
+): ChildProcess {
   const child = spawn(process.execPath, ["scripts/serve.mjs"], {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: "1",
@@ -158,13 +170,21 @@ async function main(): Promise<void> {
   if (!off || !on) throw new Error(`BENCH_AB=${name}: no preset; give BENCH_AB_OFF and BENCH_AB_ON`);
   const url = env.BENCH_DATABASE_URL;
   if (!url) throw new Error("BENCH_DATABASE_URL: a seeded bench database (BENCH_SEED_ONLY=1 npm run bench)");
-  if (!existsSync(path.join(ROOT, ".next", "server-bundle", "server.mjs")))
-    throw new Error("no production build: run `npm run build` first");
+  // The checkout each side serves: this one, or for "off" the one at BENCH_AB_BEFORE (BENCH_AB=build).
+  const roots = { off: name === "build" ? path.resolve(env.BENCH_AB_BEFORE ?? "") : ROOT, on: ROOT };
+  if (name === "build" && !env.BENCH_AB_BEFORE)
+    throw new Error("BENCH_AB=build: BENCH_AB_BEFORE names the checkout to compare with");
+  for (const root of Object.values(roots))
+    if (!existsSync(path.join(root, ".next", "server-bundle", "server.mjs")))
+      throw new Error(`no production build in ${root}: run \`npm run build\` there first`);
   mkdirSync(WORK, { recursive: true });
   mkdirSync(RESULTS, { recursive: true });
   const key = await benchKey(url);
   const ports = { off: await freePort(), on: await freePort() };
-  const servers = { off: serve("off", ports.off, url, off), on: serve("on", ports.on, url, on) };
+  const servers = {
+    off: serve("off", roots.off, ports.off, url, off),
+    on: serve("on", roots.on, ports.on, url, on),
+  };
   const auth = { authorization: `Bearer ${key}` };
   const page = (v: "off" | "on") => `http://127.0.0.1:${ports[v]}/public/v1/products`;
   await Promise.all(
@@ -223,8 +243,9 @@ async function main(): Promise<void> {
     "",
     `${os.cpus().length} CPUs · load before ${loadBefore.join(" / ")}, after ${loadAfter.join(" / ")} · ` +
       `${CONNECTIONS} connections × ${DURATION} s (after ${WARMUP} s warm-up) per block · ${ROUNDS} rounds of ` +
-      `blocks off, on, on, off · DB_POOL_SIZE=${POOL} · two servers of one build (scripts/serve.mjs, fast path), ` +
-      `one measured at a time`,
+      `blocks off, on, on, off · DB_POOL_SIZE=${POOL} · ` +
+      (name === "build" ? `two builds: off ${roots.off}, on ${roots.on}` : "two servers of one build") +
+      " (scripts/serve.mjs, fast path), one measured at a time",
     "",
     `off: \`${fmt(off)}\` · on: \`${fmt(on)}\``,
     "",
