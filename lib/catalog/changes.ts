@@ -7,7 +7,7 @@ import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "./items";
 import { documentView, FEED_CHECK_MAX, readProductLines } from "./product-documents";
 import { cursorParam, defineQuery, enumListParam, integerParam, type QueryOf } from "./list-query-grammar";
 
-// The change feed (issue 24, migration 0016): the organization's log of the objects whose public shape changed, in
+// The change feed (migration 0016): the organization's log of the objects whose public shape changed, in
 // commit order, each served as it is when read: an upsert with its public shape, or a delete when the object is no
 // longer there (deleted, a media made private). An object changed twice between two reads may be served twice,
 // each time as it is now; a delete is never lost (the object's last event is served after every earlier one).

@@ -8,7 +8,7 @@ import { documentView, readProductLines, type ProductLine } from "./product-docu
 import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
 import { applyRowSecurity } from "./row-security";
 
-// The export (issue 24, preview feature `export`): a whole resource of one organization read from one snapshot, in
+// The export (preview feature `export`): a whole resource of one organization read from one snapshot, in
 // id order, batch by batch, with the change feed's head of that same snapshot. Every change committed before the
 // snapshot is in the items read and has a cursor up to that head; every change committed after it has a later
 // cursor (migration 0016 gives cursors at commit, under the head's lock). So the export, then the feed from that

@@ -4,10 +4,9 @@ import { countKey, exactTotalAt, type CatalogResource } from "./count-cache";
 import type { Statement } from "./sql";
 
 // Rows a search's page may read along the sort index before the trigram index is the better way.
-// Measured on the bench's million products (2 cores, Postgres 15): a walk costs ~0.7 µs a row (10,000 rows ≈ 7 ms),
-// while the trigram index took 12–35 ms for patterns made of common trigrams, however few rows held them (1,138
-// rows: 33 ms by the index, 12.5 ms walking 17,500 rows; 4,568 rows: 32 ms against 2.9 ms). The planner sees no
-// exact count and estimates a pattern of several words at a hundred rows, so it picks the index for all of them.
+// Walking that many rows costs less than the trigram index takes for a pattern of common trigrams, however few rows
+// hold it. The planner sees no exact count and estimates a pattern of several words at a hundred rows, so it picks
+// the index for all of them. Measured: bench/README.md#search-walk
 export const SEARCH_WALK_MAX_ROWS = 10_000;
 
 /**
