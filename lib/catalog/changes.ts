@@ -44,8 +44,8 @@ const STATE_SQL = `select coalesce((select head from catalog_change_heads where 
 // their primary key, in order), from each only the events the page still needs (`need`: what the commits before it
 // left), read from the first one after the cursor (by their primary key: org, transaction, ordinal). Joined plainly,
 // commits to events with the cursor as a filter, a page inside one large commit (the seed's: every object of the
-// organization) read the whole commit to sort it: 90-170 ms a page in a commit of 300,000 events on the test server,
-// so that a catch-up through a million-object seed cost minutes of database time; now 7-10 ms, items read included.
+// organization) read the whole commit to sort it, so that a catch-up through a million-object seed cost minutes of
+// database time. Measured: bench/README.md#feed-and-export-statements
 const EVENTS_SQL = `with f as (select coalesce((select floor from catalog_change_floors where org_id = $1), 0) as floor),
   c as (select last_cursor, first_cursor, txid, ord_from, ord_to, at,
                greatest(first_cursor - 1, $2::bigint) - first_cursor + 1 as skip

@@ -43,9 +43,9 @@ export const exportEndSchema = z
   .meta({ description: "The last line of an export." });
 export type ExportEnd = z.infer<typeof exportEndSchema>;
 
-// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON (the demo's): 60 ms on the
-// test server warm, 600 ms on rows just bulk loaded (their first read sets hint bits), a few ms from products'
-// documents. The memory of an export stays that of two batches (one read ahead) whatever its size.
+// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON, read in well under a second
+// even on rows just bulk loaded. The memory of an export stays that of two batches (one read ahead) whatever its
+// size. Measured: bench/README.md#feed-and-export-statements
 export const EXPORT_BATCH = 1_000;
 
 // An export under way: its snapshot's feed head, its next batch, its end.

@@ -51,7 +51,7 @@ function walkFindsRows(
  * each row, as Postgres would: only when its matches are common enough, by the same measure as a search. The planner
  * estimates a family and a category together as independent, so a pair that holds few products or none (their
  * products correlate: a fashion category holds no product of a home family) is walked along the whole organization's
- * sort index: 1.2 s on the bench's million, a 503 (found by the bench's multi-tenant mix); a narrow `updatedSince`
+ * sort index, past the statement's bound (measured: bench/README.md#search-walk); a narrow `updatedSince`
  * window under a label sort is the same. Not common enough, the page reads the matches first (by the filter's index)
  * and sorts them. The filter's own count is remembered (it is the page's total), so this costs a statement only when
  * the list's total is not yet known. An unknown total of the unfiltered list is counted in the background; meanwhile
