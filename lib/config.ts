@@ -44,8 +44,8 @@ export const configSchema = z.object({
   API_QUEUE_TIMEOUT_MS: int(10, 60_000).default(1000),
   /**
    * Row-level security on the public API's catalog reads (migration 0025, lib/catalog/row-security.ts): each runs as
-   * the role catalog_reader, which sees the key's organization's rows only. off (the default: it cost page 1 23 %
-   * in bench run 24, over the 10 % the issue allowed): as the connecting role.
+   * the role catalog_reader, which sees the key's organization's rows only. off (the default: page 1 pays more for
+   * it than the 10 % the decision allowed): as the connecting role. Measured: bench/README.md#row-level-security
    */
   DB_ROW_SECURITY: bool.default(false),
   /** Local testing of @vercel/postgres only: "host:port/path" of a WebSocket→TCP relay (neonConfig.wsProxy). */
@@ -71,12 +71,12 @@ export const configSchema = z.object({
   TRUST_PROXY: bool.default(false),
   KEY_CACHE_TTL_SECONDS: int(0, 300).default(5),
   KEY_CACHE_MAX_ENTRIES: int(10, 1_000_000).default(10_000),
-  /** The page cache of list answers (issue 15): most entries and most bytes per instance; 0 entries: off. */
+  /** The page cache of list answers: most entries and most bytes per instance; 0 entries: off. */
   PAGE_CACHE_MAX_ENTRIES: int(0, 1_000_000).default(5_000),
   PAGE_CACHE_MAX_BYTES: int(0, 4_294_967_296).default(64 * 1024 * 1024),
   /** Days the change log keeps an event; a feed cursor older than that is answered 410 (preview feature `changes`). */
   CHANGES_RETENTION_DAYS: int(1, 3650).default(30),
-  /** Preview features on, by name: `all`, `none`, or a list such as `writes,details` (DESIGN §5). */
+  /** Preview features on, by name: `all`, `none`, or a list such as `writes,details` (lib/preview.ts). */
   PUBLIC_API_PREVIEW: z
     .string()
     .refine((v) => "features" in parsePreviewList(v), {
@@ -104,7 +104,7 @@ export const configSchema = z.object({
   /** Failed console sign-ins allowed per client address and per account per window. */
   SIGN_IN_FAILURE_LIMIT: int(1, 1_000_000).default(10),
   SIGN_IN_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(900),
-  /** Mail (issue 26): an SMTP server through which invitations are also mailed (nodemailer); unset, nothing is mailed
+  /** Mail: an SMTP server through which invitations are also mailed (nodemailer); unset, nothing is mailed
    * and the console shows the link to copy. */
   SMTP_URL: z
     .string()
@@ -112,7 +112,7 @@ export const configSchema = z.object({
     .optional(),
   /** The From of mailed invitations (default: no-reply at the public base URL's host). */
   SMTP_FROM: z.string().min(3).optional(),
-  /** Usage per key and hour (issue 26): counted in memory, written every USAGE_FLUSH_MS; false: not counted. */
+  /** Usage per key and hour: counted in memory, written every USAGE_FLUSH_MS; false: not counted. */
   USAGE_ENABLED: bool.default(true),
   /** The request log of each organization's last requests; false: not kept. */
   REQUEST_LOG_ENABLED: bool.default(true),

@@ -1,7 +1,7 @@
 import type { Config } from "@/lib/config";
 
-// The preview features (DESIGN §5) built so far, in the order every list of them follows. Each is off by default:
-// V1 is what the contract publishes, byte for byte; PUBLIC_API_PREVIEW turns features on by name.
+// The preview features (docs/design.md, Preview features) built so far, in the order every list of them follows. Each
+// is off by default: V1 is what the contract publishes, byte for byte; PUBLIC_API_PREVIEW turns features on by name.
 export const PREVIEW_FEATURES = ["writes", "details", "changes", "export", "webhooks"] as const;
 
 // A preview feature's name.

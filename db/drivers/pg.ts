@@ -22,11 +22,10 @@ export async function openPg(connectionString: string, opts: number | PoolOption
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     // Unless the URL says otherwise: the catalog's indexes are read from memory or SSD, so a random page costs
     // about as much as a sequential one (the usual 1.1, not the default 4, which assumes spinning disks). With 4,
-    // the label of each row's family was read by scanning the whole families table rather than its primary key
-    // (a first page of products: 0.18 → 0.13 ms of Postgres CPU, measured on the bench's catalog).
+    // the label of each row's family was read by scanning the whole families table rather than its primary key.
     // And no JIT compilation: the API's statements are short, and a batch of an export (a LIMIT over a million-row
-    // index, estimated dear) was compiled on every call: 500 to 650 ms of JIT for 65 to 140 ms of execution (measured
-    // on the bench's and the test server's catalogs). One home for it: every connection of the pool, exports included.
+    // index, estimated dear) was compiled on every call, at a cost several times its execution. One home for it:
+    // every connection of the pool, exports included. Measured: bench/README.md#postgres-session-settings
     ...(/[?&]options=/.test(connectionString) ? {} : { options: "-c random_page_cost=1.1 -c jit=off" }),
   });
   pool.on("error", (err) => console.error("[db] idle client error:", err.message));

@@ -25,8 +25,8 @@ export interface PoolLike {
 export const WATCHDOG_PERIOD_MS = 100;
 
 // The client-side bound of every statement of a pool, kept by one timer per pool. node-postgres' query_timeout arms
-// and clears a timer on every statement (measured: about 10 % of the CPU of a request on the bench's floor, which
-// runs one statement per request); here each statement is one entry of a set, and a timer every
+// and clears a timer on every statement, a noticeable share of a request's CPU (measured:
+// bench/README.md#statement-watchdog); here each statement is one entry of a set, and a timer every
 // WATCHDOG_PERIOD_MS fails those past their bound with node-postgres' own error ("Query read timeout", which the
 // API maps to a 503), their late answers ignored. As with query_timeout, the caller then releases the connection
 // with that error, so that the pool drops it rather than reuse a connection whose server does not answer.

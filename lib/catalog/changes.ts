@@ -7,7 +7,7 @@ import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "./items";
 import { documentView, FEED_CHECK_MAX, readProductLines } from "./product-documents";
 import { cursorParam, defineQuery, enumListParam, integerParam, type QueryOf } from "./list-query-grammar";
 
-// The change feed (issue 24, migration 0016): the organization's log of the objects whose public shape changed, in
+// The change feed (migration 0016): the organization's log of the objects whose public shape changed, in
 // commit order, each served as it is when read: an upsert with its public shape, or a delete when the object is no
 // longer there (deleted, a media made private). An object changed twice between two reads may be served twice,
 // each time as it is now; a delete is never lost (the object's last event is served after every earlier one).
@@ -44,8 +44,8 @@ const STATE_SQL = `select coalesce((select head from catalog_change_heads where 
 // their primary key, in order), from each only the events the page still needs (`need`: what the commits before it
 // left), read from the first one after the cursor (by their primary key: org, transaction, ordinal). Joined plainly,
 // commits to events with the cursor as a filter, a page inside one large commit (the seed's: every object of the
-// organization) read the whole commit to sort it: 90-170 ms a page in a commit of 300,000 events on the test server,
-// so that a catch-up through a million-object seed cost minutes of database time; now 7-10 ms, items read included.
+// organization) read the whole commit to sort it, so that a catch-up through a million-object seed cost minutes of
+// database time. Measured: bench/README.md#feed-and-export-statements
 const EVENTS_SQL = `with f as (select coalesce((select floor from catalog_change_floors where org_id = $1), 0) as floor),
   c as (select last_cursor, first_cursor, txid, ord_from, ord_to, at,
                greatest(first_cursor - 1, $2::bigint) - first_cursor + 1 as skip

@@ -52,7 +52,7 @@ export const attributeValueSchemas = {
   NUMBER: z
     .number()
     .meta({ title: "NUMBER", description: "A NUMBER attribute: a finite number.", example: 4.5 }),
-  // One rule (issue 22): a currency is a code of the runtime's ISO 4217 list (the pattern documents its form) and an
+  // One rule: a currency is a code of the runtime's ISO 4217 list (the pattern documents its form) and an
   // amount has at most that currency's decimals; the object is not empty. The precision check also runs when another
   // currency of the object is refused, so that one answer names every wrong amount.
   PRICE: z

@@ -8,7 +8,7 @@ import { documentView, readProductLines, type ProductLine } from "./product-docu
 import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
 import { applyRowSecurity } from "./row-security";
 
-// The export (issue 24, preview feature `export`): a whole resource of one organization read from one snapshot, in
+// The export (preview feature `export`): a whole resource of one organization read from one snapshot, in
 // id order, batch by batch, with the change feed's head of that same snapshot. Every change committed before the
 // snapshot is in the items read and has a cursor up to that head; every change committed after it has a later
 // cursor (migration 0016 gives cursors at commit, under the head's lock). So the export, then the feed from that
@@ -43,9 +43,9 @@ export const exportEndSchema = z
   .meta({ description: "The last line of an export." });
 export type ExportEnd = z.infer<typeof exportEndSchema>;
 
-// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON (the demo's): 60 ms on the
-// test server warm, 600 ms on rows just bulk loaded (their first read sets hint bits), a few ms from products'
-// documents. The memory of an export stays that of two batches (one read ahead) whatever its size.
+// Items read per statement: a batch of 1,000 products read whole is about 0.8 MB of JSON, read in well under a second
+// even on rows just bulk loaded. The memory of an export stays that of two batches (one read ahead) whatever its
+// size. Measured: bench/README.md#feed-and-export-statements
 export const EXPORT_BATCH = 1_000;
 
 // An export under way: its snapshot's feed head, its next batch, its end.

@@ -140,8 +140,8 @@ export async function getProductDetail(
 // Products of the organization read whole (unscoped values), in id order: the export's batches and the change
 // feed's items. Set-based, four statements whatever the batch's size: the products, then their values, the files of
 // their MEDIA values and their linked media, each read as one range of an index (product_values' and media_links'
-// start with the product id; an export's batch is a range of ids) rather than by one subquery per product (0.12 ms
-// of Postgres per product: 8,000 products/s at best), and put together here.
+// start with the product id; an export's batch is a range of ids) rather than by one subquery per product (too slow
+// for an export), and put together here. Measured: bench/README.md#feed-and-export-statements
 export async function readProductDetails(
   ctx: CatalogContext,
   org: { id: string; slug: string },

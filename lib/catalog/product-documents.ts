@@ -6,10 +6,10 @@ import { readProductDetails } from "./product-detail";
 import { selectionSql, type Selection } from "./sql";
 
 // Products' documents (migration 0019): each product's detail kept as the JSON text the API answers, so that an
-// export and the change feed serve stored text instead of building each product anew (bench run 19: 13,700
-// products/s built, the target 50,000). A document is used only where the change log proves it current in the
-// reader's own snapshot: no event of its product after the document's cursor. Whatever the refresher's delay, a
-// reader serves what a fresh read would.
+// export and the change feed serve stored text instead of building each product anew, which is several times slower
+// than an export needs (measured: bench/README.md#products-documents). A document is used only where the change log
+// proves it current in the reader's own snapshot: no event of its product after the document's cursor. Whatever the
+// refresher's delay, a reader serves what a fresh read would.
 
 // Events after the mark a reader checks at most (an export: once; a feed page: FEED_CHECK_MAX, each page): beyond
 // them the refresher is far behind, and products are read anew.
@@ -32,8 +32,8 @@ export interface DocumentView {
 // refresher's steps. The commits after a mark start after it (a mark is a head: heads move by whole commits), read
 // by their primary key, and each one's events by theirs: the work is the events after the mark, whatever the feed
 // holds before it. The per-commit read is kept apart from the join (offset 0): joined plainly, the planner, which
-// expects few product events, hashed every event of the organization to find them (bench run 29: 8 ms a statement
-// after 60,000 category changes, growing with the feed, on each of the refresher's steps).
+// expects few product events, hashed every event of the organization to find them: a cost that grows with the
+// feed, on each of the refresher's steps. Measured: bench/README.md#products-documents
 const PRODUCT_EVENTS_AFTER = `select ch.id, cm.first_cursor + (ch.ordinal - cm.ord_from) as cursor
       from catalog_change_commits cm
      cross join lateral (
@@ -267,7 +267,7 @@ const DUE_SQL = `select o.id, o.slug
 // The runtime's refresher: every REFRESH_EVERY_MS (BackgroundTimer), the organizations due, each brought up to its
 // head by steps (refreshProductDocuments), the event loop given back between steps so that requests go on during a
 // build. An organization caught up with the head its step read waits for the next tick: commits that keep coming do
-// not keep it stepping (bench run 29: at 50 commits/s, ~8 steps a second instead of one). A failure is logged and
+// not keep it stepping (measured: bench/README.md#products-documents). A failure is logged and
 // the next tick tries again.
 export class DocumentRefresher {
   private readonly timer: BackgroundTimer;

@@ -27,7 +27,7 @@ const UNINDEXED_PRODUCT_SORTS = {
 } satisfies Record<keyof typeof PRODUCT_SORTS, SortColumns[string]>;
 // Sorts that an index (org_id, column, id) serves in order, so a search may walk it (see searchWalks). Not label: a
 // search's words are words of the labels, so its matches gather in one stretch of the label order instead of being
-// spread along it (the bench's mix: `q=pouf&sort=label.desc` walked to the P's, 565 ms).
+// spread along it. Measured: bench/README.md#search-walk
 const WALKABLE_SORTS = new Set(["updatedAt", "status"]);
 
 // The columns of a product item (productColumns), as a row.

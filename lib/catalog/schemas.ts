@@ -142,7 +142,7 @@ export const productDraftSchema = z
   })
   .strict();
 
-// --- Preview feature `details` (DESIGN §5): one resource read whole, and the channels. ---
+// --- Preview feature `details` (docs/design.md, Preview features): one resource read whole, and the channels. ---
 
 const channelId = idOf(ID_PREFIX.channel, "6h7J8k9L0m1N2o3P");
 
@@ -231,7 +231,7 @@ export const channelSchema = z
   })
   .strict();
 
-// --- Preview feature `changes` (DESIGN §5): the organization's change feed. ---
+// --- Preview feature `changes` (docs/design.md, Preview features): the organization's change feed. ---
 
 // The resources a copy of the catalog holds: what the export streams and the change feed follows, each in one public
 // shape (products, families and attributes read whole, as their details show them; categories, media and channels

@@ -4,10 +4,9 @@ import { countKey, exactTotalAt, type CatalogResource } from "./count-cache";
 import type { Statement } from "./sql";
 
 // Rows a search's page may read along the sort index before the trigram index is the better way.
-// Measured on the bench's million products (2 cores, Postgres 15): a walk costs ~0.7 µs a row (10,000 rows ≈ 7 ms),
-// while the trigram index took 12–35 ms for patterns made of common trigrams, however few rows held them (1,138
-// rows: 33 ms by the index, 12.5 ms walking 17,500 rows; 4,568 rows: 32 ms against 2.9 ms). The planner sees no
-// exact count and estimates a pattern of several words at a hundred rows, so it picks the index for all of them.
+// Walking that many rows costs less than the trigram index takes for a pattern of common trigrams, however few rows
+// hold it. The planner sees no exact count and estimates a pattern of several words at a hundred rows, so it picks
+// the index for all of them. Measured: bench/README.md#search-walk
 export const SEARCH_WALK_MAX_ROWS = 10_000;
 
 /**
@@ -52,7 +51,7 @@ function walkFindsRows(
  * each row, as Postgres would: only when its matches are common enough, by the same measure as a search. The planner
  * estimates a family and a category together as independent, so a pair that holds few products or none (their
  * products correlate: a fashion category holds no product of a home family) is walked along the whole organization's
- * sort index: 1.2 s on the bench's million, a 503 (found by the bench's multi-tenant mix); a narrow `updatedSince`
+ * sort index, past the statement's bound (measured: bench/README.md#search-walk); a narrow `updatedSince`
  * window under a label sort is the same. Not common enough, the page reads the matches first (by the filter's index)
  * and sorts them. The filter's own count is remembered (it is the page's total), so this costs a statement only when
  * the list's total is not yet known. An unknown total of the unfiltered list is counted in the background; meanwhile

@@ -1,6 +1,6 @@
 // npm start's host of the public API: a request under /public/ is answered by the API's router (lib/public-api/
-// router.ts, a Web `(Request) => Promise<Response>`) on node:http, with nothing of Next.js around it (DESIGN §1:
-// nothing reads Next.js' build internals). Everything else goes to Next.js.
+// router.ts, a Web `(Request) => Promise<Response>`) on node:http, with nothing of Next.js around it (nothing
+// reads Next.js' build internals). Everything else goes to Next.js.
 //
 //   request:  URL `http://localhost` + the path (dot segments resolved by the front door) + the query as sent; the
 //             node headers; the node request as the body (not for GET/HEAD); a signal aborted when the client goes
@@ -47,9 +47,10 @@ const EXPORT_PREFIX = "/public/v1/export/";
 
 // Hosts `api` on node:http; `compress` gzips and deflates bodies as `next start` does (next.config's compress), an
 // export's at EXPORT_GZIP_LEVEL. `refusesNow` (the router's publicApi.refusesNow): a request it refuses for overload
-// is answered overloadedAnswer's 503 at once, before a Web Request is built. Refused by the router instead, a
-// request cost 0.21 ms of the event loop (4,600 refusals/s), here 0.03 ms (31,000/s): under twice the saturation the
-// refusals took the time of the answers, and requests piled up in the sockets, unread (bench:overload, run 26).
+// is answered overloadedAnswer's 503 at once, before a Web Request is built: a refusal through the router costs
+// several times more of the event loop, and under twice the saturation such refusals took the time of the answers
+// while requests piled up in the sockets, unread.
+// Measured: bench/README.md#the-api-host
 export function createApiHost(
   api: WebHandler,
   opts: { compress: boolean; refusesNow?: (method: string, pathname: string) => boolean },
@@ -136,7 +137,8 @@ function webStream(req: IncomingMessage): ReadableStream<Uint8Array> {
 // A Request whose `signal` (aborted when the client goes away, as Next.js' is) is made when a handler first reads
 // it. Handing undici a signal at construction costs an AbortController, a WeakRef and a FinalizationRegistry
 // entry per request, which survive young-generation collections: under load they were promoted by the megabyte
-// and set off the old-space collections behind the tail latency (bench/results/2026-11-23-gc-fast-path.md).
+// and set off the old-space collections behind the tail latency.
+// Measured: bench/README.md#the-api-host
 // The API's handlers never read it; a handler that does gets the same signal as before.
 class HandlerRequest extends Request {
   #res: ServerResponse;
@@ -199,8 +201,8 @@ export async function writeResponse(
   const reader = body.getReader();
   // Headers flushed with the first chunk, each chunk, the end, sent in one system call when the body is ready at
   // once (the API's JSON): the socket stays corked until the next read settles or the next tick, whichever comes
-  // first, so a body that streams slowly still goes out chunk by chunk. Written as three calls, they were a third
-  // of the fast path's CPU (measured with --cpu-prof, bench run 14).
+  // first, so a body that streams slowly still goes out chunk by chunk. Three calls instead cost much of the fast
+  // path's CPU. Measured: bench/README.md#the-api-host
   let corked = false;
   const uncork = () => {
     if (!corked) return;

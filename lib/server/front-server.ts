@@ -1,7 +1,7 @@
 // The front door (lib/server/front-door.ts) on a node:http server: what runs before Next.js sees a request, whichever
 // program made the server. `npm start` (scripts/serve.mjs) makes its own with `frontDoorListener` and `guardServer`;
 // under a bare `next start`, Next.js makes it, and the start-up hook (instrumentation.ts) puts the same front door in
-// front of Next.js' listener with `guardFirstServer`, so that both answer hostile transport alike (issue 27, item 6):
+// front of Next.js' listener with `guardFirstServer`, so that both answer hostile transport alike:
 // a request target that is not a path, an unknown method, a malformed or slash-variant path, two Authorization
 // headers, Next.js' router headers under /public/, what node's parser refuses, CONNECT, slow clients.
 import { channel } from "node:diagnostics_channel";
@@ -9,7 +9,7 @@ import { Server as HttpServer, type IncomingMessage, type Server, type ServerRes
 import type { Socket } from "node:net";
 import { connectRefusal, dropRouterVary, frontDoor, parserRefusal } from "./front-door";
 
-// How long a client may hold a socket without sending a request in full (issue 27, item 6). A client that sends its
+// How long a client may hold a socket without sending a request in full. A client that sends its
 // headers a byte a second is closed after `headersTimeout` (node's default, 60 s, let a few hundred such clients hold
 // the server's sockets for a minute each); a request whose body trickles in, after `requestTimeout` (node's default:
 // 300 s; the largest body the app takes is 64 KB). Node checks both every `connectionsCheckingInterval` (its default,

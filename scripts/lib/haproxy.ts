@@ -1,6 +1,6 @@
-// An HAProxy configuration that puts HAProxy in front of `npm start` (issue 27, item 5; `npm run haproxy:config`).
+// An HAProxy configuration that puts HAProxy in front of `npm start` (`npm run haproxy:config`).
 // Node 20's event loop accepts one connection per iteration, so when a burst of new connections meets a saturated
-// server some wait in its accept queue for seconds (bench/results/2026-11-26-overload-run26-accept.md); HAProxy
+// server some wait in its accept queue for seconds (measured: bench/README.md#overload); HAProxy
 // accepts them at once, keeps at most `maxconn` kept-alive connections to the server, queues the rest at most
 // `timeout queue` (500 ms), and answers a request it could not place within that with the API's own 503: the body,
 // headers and Retry-After of a request the admission refuses (lib/public-api/admission.ts overloadedAnswer), its

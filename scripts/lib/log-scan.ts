@@ -1,4 +1,4 @@
-// The scan of the test suite's server logs for secrets (issue 27, item 7): API keys, Authorization values, session
+// The scan of the test suite's server logs for secrets: API keys, Authorization values, session
 // tokens, webhook secrets, passwords. `npm test` collects the logs of every server the suites start (the e2e
 // webServers, the servers the specs start themselves, the console output of the unit suites' in-process servers)
 // under PCA_SERVER_LOG_DIR and runs this scan last; a finding fails the run with its file, line and kind, the secret

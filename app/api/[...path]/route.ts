@@ -4,7 +4,7 @@ import { errorResponse } from "@/lib/console/http";
 export const dynamic = "force-dynamic";
 
 // Any path under /api/ that no route handles: the console's JSON 404. Without it Next.js answered with its HTML
-// not-found page, which the proxy never sees under /api/ (proxy.ts), so a page with no nonce CSP (issue 27, item 7).
+// not-found page, which the proxy never sees under /api/ (proxy.ts), so a page with no nonce CSP.
 function notFound(): Response {
   return errorResponse(new ConsoleError("CONSOLE_NOT_FOUND"));
 }
