@@ -15,6 +15,47 @@ export interface Migration {
   checksum: string;
 }
 
+// A migration's statements without its comments, whitespace collapsed: what its checksum covers, so that rewording
+// a comment of a migration already applied changes nothing a database checks. Quoted text is kept as it is.
+export function migrationStatements(sql: string): string {
+  let out = "";
+  for (let i = 0; i < sql.length;) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < sql.length && !(sql[j] === c && sql[j + 1] !== c)) j += sql[j] === c ? 2 : 1;
+      out += sql.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "-" && sql[i + 1] === "-") {
+      while (i < sql.length && sql[i] !== "\n") i++;
+    } else if (c === "/" && sql[i + 1] === "*") {
+      const end = sql.indexOf("*/", i + 2);
+      i = end < 0 ? sql.length : end + 2;
+    } else if (/\s/.test(c)) {
+      if (out !== "" && !out.endsWith(" ")) out += " ";
+      i++;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out.trim();
+}
+
+// The checksums databases recorded before checksums covered statements only (a hash of the file's whole text), for
+// the migrations whose comments were reworded since: such a database's record is recognised and brought up to date.
+const EARLIER_CHECKSUMS: Readonly<Record<string, string>> = JSON.parse(
+  readFileSync(path.join(MIGRATIONS_DIR, "earlier-checksums.json"), "utf8"),
+);
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+// Whether a checksum a database recorded for a migration is one of its earlier forms: the whole text's hash (the
+// file unchanged since), or the one listed for it in earlier-checksums.json.
+function earlierChecksum(m: Migration, recorded: string): boolean {
+  return recorded === sha256(m.sql) || EARLIER_CHECKSUMS[m.version] === recorded;
+}
+
 // The migrations shipped with the code, in order.
 export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
@@ -27,7 +68,7 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
         version: version!,
         name: name!,
         sql,
-        checksum: createHash("sha256").update(sql).digest("hex"),
+        checksum: sha256(migrationStatements(sql)),
       };
     });
 }
@@ -54,7 +95,12 @@ export async function migrate(db: Database, migrations = listMigrations()): Prom
     for (const m of migrations) {
       const known = applied.get(m.version);
       if (known) {
-        if (known !== m.checksum) {
+        if (known !== m.checksum && earlierChecksum(m, known)) {
+          await tx.query("update schema_migrations set checksum = $1 where version = $2", [
+            m.checksum,
+            m.version,
+          ]);
+        } else if (known !== m.checksum) {
           throw new Error(
             `Migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead.`,
           );

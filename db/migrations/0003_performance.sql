@@ -1,4 +1,4 @@
--- Performance at catalog scale (issue 5).
+-- Performance at catalog scale.
 -- 1. A per-organization catalog version, bumped in the same transaction as any change to a table that a
 --    list's `total` depends on. The query layer caches exact counts under (organization, version, filter):
 --    a cached count is reused only while the version it was read with is still the current one.

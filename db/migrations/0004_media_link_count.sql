@@ -1,4 +1,4 @@
--- Orphan media (issue 5): `orphansOnly=true` probed media_links once per media read, about 130 probes for a page
+-- Orphan media: `orphansOnly=true` probed media_links once per media read, about 130 probes for a page
 -- of 20 orphans newest first. Each media now keeps how many links point at it, maintained by statement-level
 -- triggers on media_links (one UPDATE per statement, whatever its size), and a partial index holds the public
 -- orphans of each organization in the default order.

@@ -1,4 +1,4 @@
--- Console (issue 12): the audit log of what organization members (and the product team) do in the console, and
+-- Console: the audit log of what organization members (and the product team) do in the console, and
 -- the link from a rolled API key to the key that replaced it.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 

@@ -1,4 +1,4 @@
--- Changelog editor (issue 13): the product team writes entries in the console as drafts and publishes them.
+-- Changelog editor: the product team writes entries in the console as drafts and publishes them.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 
 -- A draft is seen only in the console; the portal, its feeds and its search show published entries. Every entry

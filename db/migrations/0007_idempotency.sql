@@ -1,4 +1,4 @@
--- Write preview (issue 14): the Idempotency-Key of a product creation, per API key, kept 24 h.
+-- Write preview: the Idempotency-Key of a product creation, per API key, kept 24 h.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 
 -- A claim is inserted (status null) before the creation runs; the creation's own transaction writes the answer into

@@ -1,4 +1,4 @@
--- Built for syncing (issue 15): the catalog version moves with everything a list answer shows, so that an ETag
+-- Built for syncing: the catalog version moves with everything a list answer shows, so that an ETag
 -- (organization, catalog version, query) never answers 304 over a changed list. 0003 bumps it on the tables of the
 -- lists' rows and totals; a product's label in a channel comes from product_values (read with channelId), and the
 -- channels decide which channelId is valid: both now bump it too, with the same statement-level triggers (one bump

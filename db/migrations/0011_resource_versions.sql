@@ -1,4 +1,4 @@
--- A version per organization and resource (issue 21, row 11). One catalog version per organization (0003, 0008)
+-- A version per organization and resource. One catalog version per organization (0003, 0008)
 -- moved every list's ETag, count and page-cache entry on any change: one product created changed the tags of
 -- families, attributes, categories and media too. Each list now has its own version, moved by triggers (whoever
 -- writes: the API's write preview, the seed, the product-information application with plain SQL) when something

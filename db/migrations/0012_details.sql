@@ -1,4 +1,4 @@
--- Preview feature `details` (issue 23): the options of SELECT and MULTI_SELECT attributes as rows of their own (read
+-- Preview feature `details`: the options of SELECT and MULTI_SELECT attributes as rows of their own (read
 -- by an attribute's detail, by the write preview's validation and by the seed), and a version of the channels list.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 

@@ -1,4 +1,4 @@
--- Products of one family or one category sorted by label or identifier (issue 22, found by the bench's multi-tenant
+-- Products of one family or one category sorted by label or identifier (found by the bench's multi-tenant
 -- mix). A family's products are not spread along the organization's label or identifier order: their labels start
 -- with the family's nouns and their SKUs with its prefix. Postgres, estimating them spread evenly, walked the
 -- organization's label index and met the family's first products after 841,856 others (1.05 s on the million: a

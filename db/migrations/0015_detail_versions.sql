@@ -1,4 +1,4 @@
--- A version of what only the preview's details show (issue 23, item 6): a product's values (any attribute, any
+-- A version of what only the preview's details show : a product's values (any attribute, any
 -- channel), its media links, and the options of SELECT and MULTI_SELECT attributes. The lists' versions (0011, 0012)
 -- do not move on these: no list shows them. A detail's ETag and page-cache entry are keyed by the versions of
 -- everything it shows (a product's: products, attributes, media and details), read in one statement; so a detail

@@ -1,4 +1,4 @@
--- The change feed (issue 24, preview features `changes` and `export`): one ordered log per organization of the
+-- The change feed (preview features `changes` and `export`): one ordered log per organization of the
 -- objects whose public shape changed, written by triggers in the transaction of the change, whoever writes (this
 -- API's write preview, the seed, the product-information application with plain SQL).
 --

@@ -1,4 +1,4 @@
--- The change feed's retention (issue 24, preview feature `changes`): events are kept CHANGES_RETENTION_DAYS (30 by
+-- The change feed's retention (preview feature `changes`): events are kept CHANGES_RETENTION_DAYS (30 by
 -- default), then pruned; a client whose cursor is below its organization's floor gets 410 and re-exports.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 

@@ -1,4 +1,4 @@
--- Webhooks (issue 25, preview feature `webhooks`): an organization's endpoints, their signing secrets, how far each
+-- Webhooks (preview feature `webhooks`): an organization's endpoints, their signing secrets, how far each
 -- has taken the change feed, and one row per (endpoint, event) delivery with its attempts. The deliveries' jobs
 -- (when the next attempt runs, who holds it, the retry schedule) live in pg-boss's own schema (`pgboss`), which the
 -- library installs and migrates itself when the worker starts (lib/webhooks/engine.ts says why pg-boss).

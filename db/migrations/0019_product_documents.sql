@@ -1,7 +1,6 @@
--- Products' documents (issue 24, preview features `export` and `changes`): each product's detail as the API
+-- Products' documents (preview features `export` and `changes`): each product's detail as the API
 -- answers it, kept as JSON text, so that an export streams stored text instead of building each product from its
--- rows again (four statements and the assembly in Node cost about 45 µs a product: 13,700 products/s in bench run
--- 19, against a target of 50,000).
+-- rows again (too slow for an export; measured: bench/README.md#export).
 --
 -- A document is a cache, never the truth: it is written by the runtime's refresher (lib/catalog/product-documents.ts)
 -- after the commits that changed its product, and a reader uses it only when the change log proves it current in

@@ -3,8 +3,8 @@
 -- statements are written out, instead of one shared function that built its statement with EXECUTE: an EXECUTE is
 -- parsed and planned at every call, a static statement once per session. Measured with pgbench on the bench
 -- database (a product and its four values inserted, one transaction each, one client): the capture of that write
--- cost 0.45 ms (1.40 ms against 0.96 ms without it), most of it the values' trigger (bench issue 24: the write
--- preview's POST 16 % slower with the capture, the target 10 %). Same notes, same order: each object once per
+-- cost 0.45 ms (1.40 ms against 0.96 ms without it), most of it the values' trigger (the write
+-- preview's POST was slower with the capture than its target allowed). Same notes, same order: each object once per
 -- statement, an update's new rows' objects first.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 do $$

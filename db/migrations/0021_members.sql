@@ -1,4 +1,4 @@
--- Members (issue 26): invitations to join an organization with a role, by a single-use link that expires. Only the
+-- Members: invitations to join an organization with a role, by a single-use link that expires. Only the
 -- SHA-256 of the link's secret is stored (hex); the link itself is shown once to whoever invited. A link is used by
 -- one `update … where accepted_at is null and revoked_at is null and expires_at > now` (lib/console/members.ts):
 -- of two concurrent accepts, one wins.

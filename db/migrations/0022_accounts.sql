@@ -1,4 +1,4 @@
--- Accounts (issue 26, item 2): password reset links issued by an organization's owner, two-factor sign-in (TOTP)
+-- Accounts: password reset links issued by an organization's owner, two-factor sign-in (TOTP)
 -- with recovery codes, and an organization's requirement of two-factor sign-in.
 -- Runs on Postgres 15 (Debian) and on PGlite (Postgres 18).
 

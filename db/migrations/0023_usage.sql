@@ -1,4 +1,4 @@
--- Usage and the request log (issue 26, items 3 and 4). Counted in memory by the API's pipeline (lib/usage) and
+-- Usage and the request log. Counted in memory by the API's pipeline (lib/usage) and
 -- written in batches, one statement per flush: never a write per request. Runs on Postgres 15 (Debian) and on PGlite
 -- (Postgres 18).
 

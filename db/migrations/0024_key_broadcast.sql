@@ -1,4 +1,4 @@
--- Key changes broadcast to every instance (DESIGN §3: a revocation refused everywhere at once, not after the key
+-- Key changes broadcast to every instance (docs/design.md, Keys and scopes: a revocation refused everywhere at once, not after the key
 -- cache's TTL). Whoever writes (the console, the keys CLI, plain SQL), a change to what the pipeline checks of a key
 -- (revoked, expiry, scopes, hash, organization) or its deletion notifies the channel `api_keys` with the key's id,
 -- sent at commit; each instance forgets that key (lib/keys/broadcast.ts). A lost notification leaves the TTL as the

@@ -1,4 +1,4 @@
--- Row-level security on the catalog (issue 27 item 8, defense in depth): the public API's catalog reads run as the
+-- Row-level security on the catalog (defense in depth): the public API's catalog reads run as the
 -- role catalog_reader, under a policy that shows it the rows of one organization only, the one set for the
 -- transaction in `app.org_id` (lib/catalog/row-security.ts: SET LOCAL ROLE and set_config in the round trip of the
 -- BEGIN, when DB_ROW_SECURITY is on). A statement that forgot its `org_id = $1` then still reads one organization.

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, openPglite, openVercel, type Database } from "@/db/client";
-import { listMigrations, migrate } from "@/db/migrate";
+import { listMigrations, migrate, migrationStatements } from "@/db/migrate";
 import { createTestDatabase, serverDatabaseUrl } from "../support/servers";
 import { startVercelRelay, type VercelRelay } from "../support/vercel-relay";
 
@@ -122,13 +124,13 @@ describe.each<DriverName>(["pglite", "pg", "vercel"])("migrate() on %s", (driver
     dumps.set(driver, before);
   });
 
-  it("refuses a migration whose content changed after it was applied, and stays usable", async () => {
+  const statementsChecksum = (sql: string) =>
+    createHash("sha256").update(migrationStatements(sql)).digest("hex");
+
+  it("refuses a migration whose statements changed after it was applied, and stays usable", async () => {
     const first = shipped[0]!;
-    const sql = `${first.sql}\n-- edited after release\n`;
-    const tampered = [
-      { ...first, sql, checksum: createHash("sha256").update(sql).digest("hex") },
-      ...shipped.slice(1),
-    ];
+    const sql = `${first.sql}\nselect 1;\n`;
+    const tampered = [{ ...first, sql, checksum: statementsChecksum(sql) }, ...shipped.slice(1)];
     await expect(migrate(db, tampered)).rejects.toThrow(
       `Migration ${first.version}_${first.name} was changed after it was applied; add a new migration instead.`,
     );
@@ -141,6 +143,41 @@ describe.each<DriverName>(["pglite", "pg", "vercel"])("migrate() on %s", (driver
     ]);
     // The failed runs released the advisory lock: a new run finishes (and applies nothing).
     expect(await migrate(db)).toEqual([]);
+  });
+
+  it("accepts a migration whose comments were reworded after it was applied", async () => {
+    const first = shipped[0]!;
+    const sql = `-- reworded after release\n${first.sql.replace(/\n/g, "\n\n")}\n/* and a block comment */\n`;
+    const reworded = [{ ...first, sql, checksum: statementsChecksum(sql) }, ...shipped.slice(1)];
+    expect(reworded[0]!.checksum).toBe(first.checksum);
+    expect(await migrate(db, reworded)).toEqual([]);
+  });
+
+  it("brings a checksum recorded in its earlier form (the whole text's hash) up to date", async () => {
+    // A migration unchanged since a database recorded its whole text's hash, and one whose comments were reworded
+    // since (its earlier hash listed in db/migrations/earlier-checksums.json).
+    const unchanged = shipped.find((m) => m.version === "0001")!;
+    const reworded = shipped.find((m) => m.version === "0011")!;
+    const earlier = JSON.parse(
+      readFileSync(path.join(import.meta.dirname, "../../db/migrations/earlier-checksums.json"), "utf8"),
+    ) as Record<string, string>;
+    expect(earlier["0011"]).toMatch(/^[0-9a-f]{64}$/);
+    await db.query("update schema_migrations set checksum = $1 where version = $2", [
+      createHash("sha256").update(unchanged.sql).digest("hex"),
+      unchanged.version,
+    ]);
+    await db.query("update schema_migrations set checksum = $1 where version = $2", [
+      earlier["0011"],
+      reworded.version,
+    ]);
+    expect(await migrate(db)).toEqual([]);
+    const rows = await db.query<{ version: string; checksum: string }>(
+      "select version, checksum from schema_migrations where version in ('0001', '0011') order by version",
+    );
+    expect(rows).toEqual([
+      { version: "0001", checksum: unchanged.checksum },
+      { version: "0011", checksum: reworded.checksum },
+    ]);
   });
 
   it("applies a new migration after the shipped ones, once", async () => {
