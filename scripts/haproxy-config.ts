@@ -6,7 +6,7 @@ import { haproxyConfig } from "./lib/haproxy";
 const USAGE = `Usage: npm run haproxy:config -- [--bind <address:port>] [--server <address:port>] [--maxconn <n>]
 
 Prints an HAProxy (2.2 or later) configuration that puts HAProxy in front of npm start: it accepts every connection
-at once, keeps at most --maxconn kept-alive connections to the server, and answers a request that waited 1 s for one
+at once, keeps at most --maxconn kept-alive connections to the server, and answers a request that waited 500 ms for one
 with the API's own 503 and Retry-After.
 
 Options:
