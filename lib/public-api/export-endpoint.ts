@@ -16,6 +16,7 @@ import { CHANNELS_ENDPOINT } from "./detail-endpoints";
 import { ENDPOINTS } from "./endpoints";
 import { EXPOSED, NDJSON } from "./headers";
 import { ApiAnswer, type ApiContext } from "./pipeline";
+import { apiState } from "./state";
 
 // Exports one key may stream at once. An export holds a database connection for its length (the whole database on
 // PGlite): a key that opens more waits for one to end rather than take the pool.
@@ -46,7 +47,7 @@ export const EXPORT_ENDPOINT = {
 // The answer of an export: its snapshot opened (a failure to open it is still an error answer: 503, 500), then a
 // 200 whose body streams it. The key's slot is taken first and given back when the stream ends, however it ends.
 async function exportAnswer(ctx: ApiContext<ExportQuery>, rt: Runtime): Promise<ApiAnswer> {
-  const release = takeSlot(rt.exports, ctx.key.id);
+  const release = takeSlot(rt.part(apiState).exports, ctx.key.id);
   let snapshot: ExportSnapshot;
   try {
     const db = await rt.db();

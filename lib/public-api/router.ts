@@ -15,6 +15,7 @@ import { baseHeaders, preflightResponse } from "./headers";
 import { overloadedResponse, type Admission } from "./admission";
 import { buildOpenApiDocument } from "./openapi";
 import { withPublicApi } from "./pipeline";
+import { apiState } from "./state";
 import { previewOn, type PreviewFeature } from "@/lib/preview";
 
 // The methods an operation may have (HEAD is GET's; OPTIONS, the preflight, is the router's).
@@ -76,7 +77,7 @@ const changes: Operation = {
 // and kept in the runtime (DESIGN §1: one object holds the process's state).
 async function openApiDocument(request: Request): Promise<Response> {
   const { baseUrl, preview } = getConfig();
-  const documents = getRuntime().openApiDocuments;
+  const documents = getRuntime().part(apiState).openApiDocuments;
   const key = `${preview.join(",")} ${baseUrl}`;
   let json = documents.get(key);
   if (json === undefined) {
@@ -206,7 +207,7 @@ function dispatch(resource: Resource, request: Request, params: PathParams): Pro
 // answered or thrown; refused (the queue full or its wait too long), a 503 at once. The request's signal is read only
 // by a request that waits (building it costs; lib/server/api-host.ts): a client gone leaves the queue.
 async function admitted(op: Operation, request: Request, params: PathParams): Promise<Response> {
-  const admission = getRuntime().admission;
+  const admission = getRuntime().part(apiState).admission;
   if (!admission.tryEnter() && !(await admission.enter(request.signal)))
     return overloadedResponse(request.method);
   try {
@@ -250,7 +251,7 @@ export const publicApi = {
    * itself: refused that way a request costs a tenth of one that `fetch` refuses. Every place free: one comparison.
    */
   refusesNow(method: string, pathname: string): boolean {
-    const admission = getRuntime().admission;
+    const admission = getRuntime().part(apiState).admission;
     if (!admission.wouldRefuse()) return false;
     const found = match(pathname);
     const op = found && exists(found.resource, found.params) ? operation(found.resource, method) : undefined;
