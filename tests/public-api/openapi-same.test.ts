@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { PREVIEW_FEATURES, withNeeds, type PreviewFeature } from "@/lib/preview";
 
 const FIXTURE = new URL("./openapi-same.json", import.meta.url);
