@@ -92,7 +92,7 @@ async function countAuthFailure(request: Request, rt: Runtime, headers: Headers,
   }
 }
 
-// One request counted by a limiter; a limiter that cannot be reached is the 503 of DESIGN §2.
+// One request counted by a limiter; a limiter that cannot be reached is a 503 (PUBLIC_API_UNAVAILABLE, Retry-After).
 export async function limit(
   limiter: { limit(id: string): Promise<RateLimitResult> },
   id: string,

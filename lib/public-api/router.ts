@@ -169,7 +169,7 @@ export const publicApi = {
    * Whether a request of `method` on `pathname` (not decoded) is refused for overload before it is built: an
    * operation that takes a place, while the admission refuses newcomers at once (lib/public-api/admission.ts,
    * refuseNow; counted there). npm start's host asks before building the Web Request, and answers overloadedAnswer
-   * itself: refused that way a request costs a tenth of one that `fetch` refuses. Every place free: one comparison.
+   * itself: refused that way, no Web Request is built for it. Every place free: one comparison.
    */
   refusesNow(method: string, pathname: string): boolean {
     const { admission } = getRuntime().part(apiState);
