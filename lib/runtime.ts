@@ -22,8 +22,6 @@ import { KeyBroadcast } from "@/lib/keys/broadcast";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
 import type { ReferenceDocument } from "@/lib/portal/reference";
 import type { SearchDoc } from "@/lib/portal/search";
-import { Admission, admissionSettings } from "@/lib/public-api/admission";
-import { PageCache } from "@/lib/public-api/page-cache";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
 import { UsageRecorder } from "@/lib/usage/recorder";
 import { RequestLog } from "@/lib/usage/request-log";
@@ -91,8 +89,6 @@ export interface Runtime {
    */
   readonly webhooks: WebhookEngine;
   readonly limiters: RateLimiters;
-  /** The public API's admission: requests at work at once and waiting for a place, both bounded (503 past them). */
-  readonly admission: Admission;
   readonly keyCache: KeyCache;
   /**
    * Key changes heard from the database (migration 0024), each making keyCache forget its key: the process's runtime
@@ -109,22 +105,13 @@ export interface Runtime {
    * process's runtime when either is on; a test runs it when asked (runOnce).
    */
   readonly usageRetention: UsageRetention;
-  /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
-  readonly authBlocks: BoundedMap<string, number>;
   /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
   readonly signInBlocks: BoundedMap<string, number>;
   /** Console sign-in: client addresses that failed a sign-in, and until when (a locked account refuses only them). */
   readonly signInFailedAddresses: BoundedMap<string, number>;
   readonly counts: CountCache;
   readonly anchors: AnchorCache;
-  /** Whole answers with their ETag, under the versions of what they show: served while those are unchanged. */
-  readonly pages: PageCache;
   readonly databaseHealth: DatabaseHealth;
-  /** Exports streaming now, by API key id (preview `export`: at most EXPORTS_PER_KEY each; a key with none has no
-   * entry). */
-  readonly exports: Map<string, number>;
-  /** The OpenAPI document's JSON, built once per (write preview, base URL): a handful of entries at most. */
-  readonly openApiDocuments: Map<string, string>;
   /**
    * The portal's reference (lib/portal/reference.ts): the OpenAPI document and its endpoints, for the one (write
    * preview, base URL) it was last built for.
@@ -184,7 +171,6 @@ export function createRuntime(
   const anchors = new AnchorCache();
   const versions = new VersionReads();
   const limiters = createRateLimiters(config);
-  const admission = new Admission(admissionSettings(config));
   let catalog: CatalogContext | undefined;
   // Pruning a batch takes a few milliseconds; the bound is for a database that does not answer.
   const retention = new ChangeRetention(async () =>
@@ -260,28 +246,21 @@ export function createRuntime(
     documents,
     webhooks,
     limiters,
-    admission,
     keyCache,
     keyBroadcast,
     lastUsed: new LastUsedRecorder(db),
     usage,
     requestLog,
     usageRetention,
-    authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
     signInFailedAddresses: new BoundedMap(MAX_AUTH_BLOCKS),
     counts,
     anchors,
-    pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     databaseHealth: { at: 0 },
-    exports: new Map(),
-    openApiDocuments: new Map(),
     reference: {},
     searchDocs: {},
     changelogEndpoints: {},
     close: async () => {
-      // Requests still waiting for a place are refused (503) rather than left waiting on a runtime that is going.
-      admission.close();
       for (const { p, value } of [...parts.values()].reverse()) await p.close?.(value);
       parts.clear();
       await retention.stop();

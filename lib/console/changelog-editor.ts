@@ -14,7 +14,7 @@ import {
   type ChangelogEntry,
 } from "@/lib/portal/changelog-reader";
 import { slugify } from "@/lib/portal/markdown";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import type { Runtime } from "@/lib/runtime";
 import { listStaffAuditForTarget, recordAudit, type AuditAction, type AuditEvent } from "./audit";
 import { ConsoleError } from "./console-errors";

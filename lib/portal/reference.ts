@@ -1,6 +1,6 @@
 import "server-only";
 import { getConfig } from "@/lib/config";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { getRuntime } from "@/lib/runtime";
 import { endpointsFromDocument, webhooksFromDocument } from "./reference/endpoints";
 import type { Json, RefEndpoint, RefWebhook } from "./reference/types";

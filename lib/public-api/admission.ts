@@ -1,4 +1,4 @@
-// Admission control of the public API (issue 27: overload): at most `maxConcurrent` requests at work at once, at most
+// Admission control of the public API under overload: at most `maxConcurrent` requests at work at once, at most
 // `maxQueue` waiting for a place, none waiting longer than `queueTimeoutMs`. A request refused (the queue full or late, its
 // wait over, or its client gone) is answered at once with 503 PUBLIC_API_UNAVAILABLE and Retry-After, so that under
 // an offered load past what the process can serve the excess is shed by a bounded queue instead of piling up in an

@@ -6,6 +6,7 @@ import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER } from "./error-response";
 import { PublicApiError } from "./api-errors";
 import { setRateLimitHeaders } from "./headers";
+import { apiState } from "./state";
 
 // Resolves the request's key, or throws the 401 (or 429 when this address keeps failing) that fits. `known` is told
 // of a key that exists but is refused (revoked or expired): its organization's usage and request log show that 401,
@@ -67,10 +68,10 @@ export function keyInQueryMessage(name: string): string {
 function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
   if (!rt.config.RATE_LIMIT_ENABLED) return undefined;
   const ip = clientAddress(request.headers);
-  const until = rt.authBlocks.get(ip);
+  const until = rt.part(apiState).authBlocks.get(ip);
   if (until === undefined) return undefined;
   if (until <= now) {
-    rt.authBlocks.delete(ip);
+    rt.part(apiState).authBlocks.delete(ip);
     return undefined;
   }
   const retryAfter = retryAfterSeconds(until, now);
@@ -86,12 +87,12 @@ async function countAuthFailure(request: Request, rt: Runtime, headers: Headers,
   const r = await limit(rt.limiters.authFailure, `ip:${ip}`);
   setRateLimitHeaders(headers, "auth-failures", rt.config.AUTH_FAILURE_WINDOW_SECONDS, r, now);
   if (!r.success) {
-    rt.authBlocks.set(ip, r.reset);
+    rt.part(apiState).authBlocks.set(ip, r.reset);
     throw rateLimited(r, now);
   }
 }
 
-// One request counted by a limiter; a limiter that cannot be reached is the 503 of DESIGN §2.
+// One request counted by a limiter; a limiter that cannot be reached is a 503 (PUBLIC_API_UNAVAILABLE, Retry-After).
 export async function limit(
   limiter: { limit(id: string): Promise<RateLimitResult> },
   id: string,

@@ -3,6 +3,7 @@ import type { CatalogResource } from "@/lib/catalog/count-cache";
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
 import { answerTag, noneMatchHits, pageKey } from "./page-cache";
+import { apiState } from "./state";
 
 // Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;
 // a longer header is a client's mistake, refused rather than split and compared tag by tag.
@@ -44,14 +45,14 @@ export async function conditionalAnswer(opts: {
     query: opts.query,
     baseUrl: rt.config.baseUrl,
   });
-  let page = rt.pages.get(cacheKey);
+  let page = rt.part(apiState).pages.get(cacheKey);
   const hit = page !== undefined;
   if (page === undefined) {
     // An error is not a version of the answer: thrown before any validator is set, it carries neither the tag nor
     // the revalidation (the pipeline's `Cache-Control: private, no-store` stays).
     const body = Buffer.from(JSON.stringify(await opts.run()));
     page = { body, tag: answerTag({ orgId: key.orgId, path: opts.path, query: opts.query }, body) };
-    rt.pages.set(cacheKey, page);
+    rt.part(apiState).pages.set(cacheKey, page);
   }
   const unchanged = revalidate(request, headers, page.tag);
   if (unchanged) return unchanged;

@@ -13,8 +13,8 @@ import { invalidParamText } from "./query-messages";
 // Seconds a client is asked to wait after a 503 (database or limiter unreachable).
 export const UNAVAILABLE_RETRY_AFTER = 5;
 
-// The methods every read resource of the API allows: the Allow header of its 405 and of its preflight (DESIGN §2:
-// `Allow: GET, HEAD` on V1's 405; OPTIONS, answered on every resource for CORS, is in Access-Control-Allow-Methods).
+// The methods every read resource of the API allows: the Allow header of its 405 and of its preflight (V1's 405
+// sends `Allow: GET, HEAD`; OPTIONS, answered on every resource for CORS, is in Access-Control-Allow-Methods).
 export const READ_ALLOW = "GET, HEAD";
 // The methods of /public/v1/products while the write preview is on.
 export const WRITE_ALLOW = "GET, HEAD, POST";

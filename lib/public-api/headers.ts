@@ -3,7 +3,7 @@ import type { RateLimitResult } from "@/lib/rate-limit/types";
 
 // The rate-limit state headers, IETF httpapi draft (RateLimit-Policy, RateLimit) and the X-RateLimit-* trio, with
 // what the OpenAPI document says of each. setRateLimitHeaders sets exactly these; the document declares them on every
-// answer of an operation (lib/public-api/openapi-headers.ts), since every answer given after the per-key limiter
+// answer of an operation (lib/public-api/openapi/shared.ts), since every answer given after the per-key limiter
 // counted the request carries them (200, 304, 400, 403, 404, 409, 413, 415, 422, 429, and a 500 or 503 of the
 // database), and a 401 to a well-formed unknown key carries the auth-failures policy's.
 export const RATE_LIMIT_HEADERS = {

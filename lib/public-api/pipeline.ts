@@ -1,4 +1,8 @@
+// The public API's pipeline: the stages every operation with a key goes through, in order (request id, key, rate
+// limit, scope, query, body, conditional answer, handler, error mapping), and the context a handler receives. The
+// one place that reads the runtime for a request: a handler gets what it uses from its context.
 import { randomUUID } from "node:crypto";
+import type { Database } from "@/db/client";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource } from "@/lib/catalog/count-cache";
 import { rowSecureCatalog } from "@/lib/catalog/row-security";
@@ -16,8 +20,13 @@ import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
 import { parseQuery, sentQuery } from "./params";
+import { apiState } from "./state";
 
-// What a handler receives: the key's organization (the only one it may read), the parsed query and the runtime parts.
+// The parameters of a path (`{id}` of /public/v1/products/{id}), decoded.
+export type PathParams = Readonly<Record<string, string>>;
+
+// What a handler receives: the key's organization (the only one it may read), the parsed query, and what it reads
+// and writes through (the database, the catalog, the configuration, the API's state it needs).
 export interface ApiContext<Q> {
   request: Request;
   requestId: string;
@@ -25,12 +34,16 @@ export interface ApiContext<Q> {
   key: KeyRecord;
   query: Q;
   config: Config;
-  /** The database and the catalog's caches, for lib/catalog. */
+  /** The database (a write's transaction, an export's snapshot). */
+  db: Database;
+  /** The database and the catalog's caches, for lib/catalog (bound to the key's organization under row security). */
   catalog: CatalogContext;
+  /** The exports streaming now, by API key id. */
+  exports: Map<string, number>;
   /** A write's parsed JSON body (undefined for reads). */
   body?: unknown;
   /** The path's parameters (`id` of /public/v1/products/{id}); empty for a list. */
-  params: Readonly<Record<string, string>>;
+  params: PathParams;
   /** The admission whose place the request holds (the router's; undefined when a test calls the pipeline itself):
    * a long poll gives its place back while it waits (Admission.outside). */
   admission?: Admission;
@@ -47,7 +60,7 @@ export class ApiAnswer {
 }
 
 // The scope an operation requires; several: any one of them (channels, readable with any read scope).
-type ScopeRequirement = Scope | readonly Scope[];
+export type ScopeRequirement = Scope | readonly Scope[];
 
 // A list handler: reads and returns the response body; everything else is the wrapper's.
 export type ApiHandler<Q> = (ctx: ApiContext<Q>) => Promise<unknown>;
@@ -60,7 +73,7 @@ export function withPublicApi<Q>(
   opts: {
     /** The scope required; several: any one of them (channels, readable with any read scope). A function: the scope
      * of the resource the path names (an export's). */
-    scope: ScopeRequirement | ((params: Readonly<Record<string, string>>) => ScopeRequirement);
+    scope: ScopeRequirement | ((params: PathParams) => ScopeRequirement);
     query: QueryDef<Q>;
     /** A write: the request's JSON body is read (415, 413, 400) and handed to the handler. */
     jsonBody?: boolean;
@@ -69,7 +82,7 @@ export function withPublicApi<Q>(
      * bytes, 304 on If-None-Match. */
     conditional?: readonly CatalogResource[];
   },
-): (request: Request, params?: Readonly<Record<string, string>>, admission?: Admission) => Promise<Response> {
+): (request: Request, params?: PathParams, admission?: Admission) => Promise<Response> {
   const scopesOf = (r: ScopeRequirement): readonly Scope[] => (typeof r === "string" ? [r] : r);
   const perPath = typeof opts.scope === "function" ? opts.scope : undefined;
   const fixed = typeof opts.scope === "function" ? [] : scopesOf(opts.scope);
@@ -105,8 +118,9 @@ export function withPublicApi<Q>(
         const input = opts.jsonBody ? await readJsonBody(request) : undefined;
         // Row security (DB_ROW_SECURITY): the catalog's statements of this request read as catalog_reader, bound to
         // the key's organization whatever their own conditions say.
+        const db = await rt.db();
         const catalog = rt.config.DB_ROW_SECURITY
-          ? rowSecureCatalog(await rt.catalog(), await rt.db(), key.orgId, rt.config.DB_COUNT_TIMEOUT_MS)
+          ? rowSecureCatalog(await rt.catalog(), db, key.orgId, rt.config.DB_COUNT_TIMEOUT_MS)
           : await rt.catalog();
         const run = () =>
           handler({
@@ -116,7 +130,9 @@ export function withPublicApi<Q>(
             key,
             query,
             config: rt.config,
+            db,
             catalog,
+            exports: rt.part(apiState).exports,
             body: input,
             params,
             admission,

@@ -10,7 +10,7 @@
 import Ajv2020 from "ajv/dist/2020";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { publicApi } from "@/lib/public-api/router";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { insertKey, setupApi, type ApiFixture } from "../support/api";

@@ -9,6 +9,7 @@ import type { Database } from "@/db/client";
 import { createRuntime, setRuntime } from "@/lib/runtime";
 import { RESOURCES, call, type ApiResponse } from "../support/api";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
+import { apiState } from "@/lib/public-api/state";
 
 describe.each(["pglite", "pg"] as const)("conditional lists on %s", (driver) => {
   let w: WriteFixture;
@@ -259,7 +260,7 @@ describe.each(["pglite", "pg"] as const)("conditional lists on %s", (driver) => 
       setRuntime(rt);
       try {
         await expectExact();
-        expect(rt.pages.stats()).toMatchObject({ hits: 0, entries: 0 });
+        expect(rt.part(apiState).pages.stats()).toMatchObject({ hits: 0, entries: 0 });
       } finally {
         setRuntime(w.f.runtime);
         await rt.close();

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createdProductSchema, productDraftSchema } from "@/lib/catalog/schemas";
 import { errorBodySchema } from "@/lib/public-api/api-errors";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { call } from "../support/api";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 

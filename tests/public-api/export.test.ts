@@ -14,11 +14,13 @@ import { openExport } from "@/lib/catalog/export";
 import { MIRRORED, type Item, type Mirrored } from "@/lib/catalog/items";
 import { loadConfig } from "@/lib/config";
 import { generateApiKey } from "@/lib/keys/format";
-import { EXPORTS_PER_KEY, ndjsonStream } from "@/lib/public-api/export-endpoint";
+import { ndjsonStream } from "@/lib/public-api/export-stream";
+import { EXPORTS_PER_KEY } from "@/lib/public-api/operations/export-resource";
 import { publicApi } from "@/lib/public-api/router";
 import { createRuntime } from "@/lib/runtime";
 import { createApiHost } from "@/lib/server/api-host";
 import { call, expectError, setupApi, swapRuntime, type ApiFixture } from "../support/api";
+import { apiState } from "@/lib/public-api/state";
 
 const PREVIEW = { PUBLIC_API_PREVIEW: "details,changes,export" };
 const BASE_URL = "http://api.test";
@@ -221,7 +223,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
     expect(head.status).toBe(200);
     expect(head.text).toBe("");
     expect(head.headers.get("content-type")).toBe("application/x-ndjson");
-    expect(fx.runtime.exports.size).toBe(0);
+    expect(fx.runtime.part(apiState).exports.size).toBe(0);
     await databaseFree(fx);
     const options = await send("/public/v1/export/products", { method: "OPTIONS" });
     expect(options.status).toBe(204);
@@ -342,7 +344,9 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
     expect(first.status).toBe(200);
     // On PGlite the second waits for the first's snapshot to end (one connection); it holds its slot meanwhile.
     const second = send("/public/v1/export/families", { key });
-    await expect.poll(() => [...fx.runtime.exports.values()], { timeout: 10_000 }).toEqual([2]);
+    await expect
+      .poll(() => [...fx.runtime.part(apiState).exports.values()], { timeout: 10_000 })
+      .toEqual([2]);
     const third = await call("/public/v1/export/categories", { key });
     expectError(third, 429, "PUBLIC_API_RATE_LIMIT_EXCEEDED");
     expect(third.body.retryAfter).toBeGreaterThanOrEqual(1);
@@ -353,7 +357,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
     await first.body!.cancel();
     const rest = split(await read(await second));
     expect(rest.end.count).toBe(rest.items.length);
-    expect(fx.runtime.exports.size).toBe(0);
+    expect(fx.runtime.part(apiState).exports.size).toBe(0);
     expect((await exportOf("categories", key)).status).toBe(200);
   });
 
@@ -363,7 +367,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
     const { value } = await reader.read();
     expect(new TextDecoder().decode(value).split("\n").length).toBeGreaterThan(100);
     await reader.cancel();
-    expect(fx.runtime.exports.size).toBe(0);
+    expect(fx.runtime.part(apiState).exports.size).toBe(0);
     await databaseFree(fx);
     expect(await openTransactions(fx)).toBe(0);
   });
@@ -383,7 +387,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
       expect(next.status, text.slice(0, 300)).toBe(200);
       expect(JSON.parse(text.trim().split("\n").pop()!)).toMatchObject({ end: true });
     }
-    expect(fx.runtime.exports.size).toBe(0);
+    expect(fx.runtime.part(apiState).exports.size).toBe(0);
     await databaseFree(fx);
     expect(await openTransactions(fx)).toBe(0);
   });
@@ -453,7 +457,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
         ).rejects.toThrow();
         expect(text).not.toContain('"end":true');
         expect(errors.mock.calls.some((c) => String(c[0]).includes("export cut after"))).toBe(true);
-        expect(fx.runtime.exports.size).toBe(0);
+        expect(fx.runtime.part(apiState).exports.size).toBe(0);
         expect(split(await exportOf("products", fx.acme.full)).end.count).toBe(3_000);
       } finally {
         errors.mockRestore();
@@ -530,6 +534,6 @@ describe("preview `export` off (V1)", () => {
           expect(res.body).toMatchObject({ code: unknown.body.code, message: unknown.body.message });
       }
     }
-    expect(fx.runtime.exports.size).toBe(0);
+    expect(fx.runtime.part(apiState).exports.size).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { MIRRORED, changesPageSchema } from "@/lib/catalog/schemas";
 import { READ_SCOPES } from "@/lib/keys/scopes";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { redoclyLint } from "../support/redocly";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -8,7 +8,7 @@ import {
   familyDetailSchema,
   productDetailSchema,
 } from "@/lib/catalog/schemas";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

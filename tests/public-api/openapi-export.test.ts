@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { exportEndSchema } from "@/lib/catalog/export";
 import { MIRRORED } from "@/lib/catalog/items";
 import { categorySchema, channelSchema, productDetailSchema } from "@/lib/catalog/schemas";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { redoclyLint } from "../support/redocly";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

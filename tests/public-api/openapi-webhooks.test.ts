@@ -4,8 +4,8 @@
 // document unchanged to the byte. Lint-clean.
 import { describe, expect, it } from "vitest";
 import { changeEventSchema } from "@/lib/catalog/schemas";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
-import { changeEventComponent } from "@/lib/public-api/openapi-changes";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
+import { changeEventComponent } from "@/lib/public-api/openapi/components";
 import { PREVIEW_FEATURES } from "@/lib/preview";
 import { newWebhookSecret, signWebhook } from "@/lib/webhooks/signing";
 import { redoclyLint } from "../support/redocly";

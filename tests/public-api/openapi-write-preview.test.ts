@@ -7,23 +7,30 @@ import { GET } from "@/app/public/v1/openapi.json/route";
 import { ATTRIBUTE_TYPES } from "@/db/schema";
 import { createProductBodySchema } from "@/lib/catalog/create-product-schema";
 import { createdProductSchema, productDraftSchema } from "@/lib/catalog/schemas";
-import { resetConfig } from "@/lib/config";
+import { getConfig, resetConfig } from "@/lib/config";
+import { createRuntime, setRuntime } from "@/lib/runtime";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { errorBodySchema } from "@/lib/public-api/api-errors";
 import { RATE_LIMIT_HEADERS } from "@/lib/public-api/headers";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+// The document the route serves on a runtime of the environment's configuration, the switch set as asked (the
+// router builds it from the runtime's configuration).
 async function served(writePreview: boolean): Promise<Json> {
   vi.stubEnv("PUBLIC_API_WRITE_PREVIEW", String(writePreview));
   resetConfig();
+  const rt = createRuntime(getConfig());
+  setRuntime(rt);
   try {
     const res = await GET(new Request("http://localhost/public/v1/openapi.json"));
     expect(res.status).toBe(200);
     return (await res.json()) as Json;
   } finally {
+    setRuntime(undefined);
+    await rt.close();
     vi.unstubAllEnvs();
     resetConfig();
   }

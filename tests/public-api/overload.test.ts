@@ -11,6 +11,7 @@ import { publicApi } from "@/lib/public-api/router";
 import { createRuntime, setRuntime } from "@/lib/runtime";
 import { createApiHost } from "@/lib/server/api-host";
 import { setupApi, type ApiFixture } from "../support/api";
+import { apiState } from "@/lib/public-api/state";
 
 const QUEUE_TIMEOUT_MS = 1000;
 
@@ -106,7 +107,7 @@ describe("overload, on a node:http server with Postgres", () => {
     // Both places held while the burst arrives (as by two slow requests), given back 300 ms later: the burst
     // overflows the queue on any machine (a fast one served a burst arriving at node's accept pace without ever
     // filling it). Each request a page of its own (no page cache): every admitted request reads the database.
-    const admission = fx.runtime.admission;
+    const admission = fx.runtime.part(apiState).admission;
     expect(admission.tryEnter()).toBe(true);
     expect(admission.tryEnter()).toBe(true);
     const burst = Promise.all(
@@ -124,7 +125,7 @@ describe("overload, on a node:http server with Postgres", () => {
     }
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(2);
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
-    expect(fx.runtime.admission.stats).toMatchObject({ active: 0, waiting: 0 });
+    expect(fx.runtime.part(apiState).admission.stats).toMatchObject({ active: 0, waiting: 0 });
     // Right after: every request answered as usual, one after the other.
     for (let i = 0; i < 20; i++) {
       const a = await get(`/public/v1/products?perPage=3&page=${i + 1}`);
@@ -146,12 +147,12 @@ describe("overload, on a node:http server with Postgres", () => {
       if (a.status === 503) expectShed(a);
       else expect(a.status).toBe([400, 401, 200][i % 3]);
     }
-    expect(fx.runtime.admission.stats).toMatchObject({ active: 0, waiting: 0 });
+    expect(fx.runtime.part(apiState).admission.stats).toMatchObject({ active: 0, waiting: 0 });
     expect((await get("/public/v1/families")).status).toBe(200);
   });
 
   it("a waiting request whose client goes away leaves the queue at once", async () => {
-    const admission = fx.runtime.admission;
+    const admission = fx.runtime.part(apiState).admission;
     const gone = admission.stats.gone;
     // Both places taken, as by two requests at work.
     expect(admission.tryEnter()).toBe(true);
@@ -175,7 +176,7 @@ describe("overload, on a node:http server with Postgres", () => {
   });
 
   it("a request that cannot get a place within API_QUEUE_TIMEOUT_MS gets the 503", async () => {
-    const admission = fx.runtime.admission;
+    const admission = fx.runtime.part(apiState).admission;
     admission.tryEnter();
     admission.tryEnter();
     let a: Answer;
@@ -192,7 +193,7 @@ describe("overload, on a node:http server with Postgres", () => {
   });
 
   it("refused on arrival by the host (queue full): the same 503 at once, nothing queued; the document and a 404 still answered", async () => {
-    const admission = fx.runtime.admission;
+    const admission = fx.runtime.part(apiState).admission;
     admission.tryEnter();
     admission.tryEnter();
     const before = admission.stats;
@@ -229,7 +230,7 @@ describe("overload, on a node:http server with Postgres", () => {
   });
 
   it("the host's refusal and the router's carry the same headers and body shape", async () => {
-    const admission = fx.runtime.admission;
+    const admission = fx.runtime.part(apiState).admission;
     admission.tryEnter();
     admission.tryEnter();
     let byRouter: Answer;
@@ -279,7 +280,7 @@ describe("overload, on a node:http server with Postgres", () => {
       expect(a.status).toBe(200);
       expect(JSON.parse(a.body)).toEqual({ data: [], cursor: head, hasMore: false });
     }
-    expect(fx.runtime.admission.stats).toMatchObject({ active: 0, waiting: 0 });
+    expect(fx.runtime.part(apiState).admission.stats).toMatchObject({ active: 0, waiting: 0 });
   });
 
   it("an admitted request waits for a pooled connection at most DB_CONNECT_TIMEOUT_MS (pg-pool's queue), then 503", async () => {

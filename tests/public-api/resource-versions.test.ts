@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, type ApiResponse } from "../support/api";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
+import { apiState } from "@/lib/public-api/state";
 
 describe.each(["pglite", "pg"] as const)("a version per resource on %s", (driver) => {
   let w: WriteFixture;
@@ -62,9 +63,9 @@ describe.each(["pglite", "pg"] as const)("a version per resource on %s", (driver
     await change();
     const seen = { changed: [] as string[], rebuilt: [] as string[] };
     for (const [name, path] of Object.entries(lists)) {
-      const misses = w.f.runtime.pages.stats().misses;
+      const misses = w.f.runtime.part(apiState).pages.stats().misses;
       const res = await get(path, acme(), { "if-none-match": tagOf(before[name]!) });
-      const built = w.f.runtime.pages.stats().misses > misses;
+      const built = w.f.runtime.part(apiState).pages.stats().misses > misses;
       if (res.status === 200) {
         expect(tagOf(res), name).not.toBe(tagOf(before[name]!));
         expect(res.body, name).not.toEqual(before[name]!.body);

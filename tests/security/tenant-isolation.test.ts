@@ -41,7 +41,7 @@ import { ID_PREFIX, newId } from "@/db/schema";
 import { addMembership, createUser } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import { buildOpenApiDocument } from "@/lib/public-api/openapi";
+import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { createRuntime } from "@/lib/runtime";
 import { fetchApi, insertKey, setupApi, swapRuntime, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";

@@ -15,6 +15,7 @@ import { createApiKey } from "@/lib/keys/store";
 import { getRuntime } from "@/lib/runtime";
 import { buildServerModules } from "@/scripts/lib/build";
 import { setupApi, type ApiFixture } from "../support/api";
+import { apiState } from "@/lib/public-api/state";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 // Inside the project, so that the bundle's npm imports resolve to its node_modules.
@@ -70,12 +71,12 @@ describe("the API of npm start's bundle and the console of Next.js share one run
   });
 
   it("the bundle's answers fill the runtime's page cache, and its limiter counts in the same window", async () => {
-    const before = getRuntime().pages.stats();
+    const before = getRuntime().part(apiState).pages.stats();
     const first = await get("/public/v1/families?perPage=2", fx.acme.full);
     const second = await get("/public/v1/families?perPage=2", fx.acme.full);
     expect(first.headers.get("server-timing")).toBe("page-cache;desc=miss");
     expect(second.headers.get("server-timing")).toBe("page-cache;desc=hit");
-    expect(getRuntime().pages.stats().hits).toBe(before.hits + 1);
+    expect(getRuntime().part(apiState).pages.stats().hits).toBe(before.hits + 1);
     const remaining = (r: Response) => Number(r.headers.get("x-ratelimit-remaining"));
     expect(remaining(second)).toBe(remaining(first) - 1);
   });

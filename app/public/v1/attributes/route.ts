@@ -2,5 +2,5 @@ import { publicApi } from "@/lib/public-api/router";
 
 export const dynamic = "force-dynamic";
 
-// /public/v1/attributes: GET lists (attributes:read); other methods answer 405 (lib/public-api/router.ts).
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("attributes");
+// /public/v1/attributes: GET lists (attributes:read); other methods answer 405.
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("/public/v1/attributes");

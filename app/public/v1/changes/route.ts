@@ -5,5 +5,5 @@ export const dynamic = "force-dynamic";
 // let it run past that.
 export const maxDuration = 60;
 
-// /public/v1/changes: the change feed (preview feature `changes`: 404 while it is off; lib/public-api/router.ts).
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("changes");
+// /public/v1/changes: the change feed (preview feature `changes`: 404 while it is off).
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("/public/v1/changes");

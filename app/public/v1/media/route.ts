@@ -2,5 +2,5 @@ import { publicApi } from "@/lib/public-api/router";
 
 export const dynamic = "force-dynamic";
 
-// /public/v1/media: GET lists (media:read); other methods answer 405 (lib/public-api/router.ts).
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("media");
+// /public/v1/media: GET lists (media:read); other methods answer 405.
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("/public/v1/media");

@@ -2,5 +2,5 @@ import { publicApi } from "@/lib/public-api/router";
 
 export const dynamic = "force-dynamic";
 
-// /public/v1/products/[id]: a product read whole (preview feature `details`: 404 while it is off; lib/public-api/router.ts).
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("product");
+// /public/v1/products/[id]: a product read whole (preview feature `details`: 404 while it is off).
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = publicApi.route("/public/v1/products/{id}");

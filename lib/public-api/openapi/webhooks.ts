@@ -3,8 +3,8 @@
 // component, from the same zod schema as GET /public/v1/changes: not described twice) and the Standard Webhooks
 // headers. Present only while the feature is on.
 import { scheduleSummary } from "@/lib/webhooks/schedule";
-import { CHANGES_EXAMPLE } from "./openapi-changes";
-import type { Json } from "./openapi-json-schema";
+import { CHANGES_EXAMPLE } from "./examples";
+import type { Json } from "./json-schema";
 
 // The name of the one webhook in the document's `webhooks` map (generators name their handler type after it).
 export const WEBHOOK_NAME = "catalogChange";

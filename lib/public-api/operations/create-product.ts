@@ -1,14 +1,100 @@
+// POST /public/v1/products (preview `writes`, scope products:write): the catalog validates and creates; the answer is
+// a 201 with the product's Location. With an Idempotency-Key, the first answer is stored with the product and
+// replayed to retries; a dry run checks the key's form like a creation but writes nothing (and so records nothing
+// under its key).
 import { z } from "zod";
+import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
+import { draftProduct, insertProduct, prepareProduct } from "@/lib/catalog/create-product";
+import { boolParam, defineQuery } from "@/lib/catalog/list-query-grammar";
+import { createdProductSchema, productDraftSchema, type CreatedProduct } from "@/lib/catalog/schemas";
 import { writeIssue } from "@/lib/catalog/write-issues";
 import { WRITE_SCOPE } from "@/lib/keys/scopes";
-import { keyInQueryMessage } from "./authenticate";
-import { createProductQuery } from "./create-product-route";
-import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from "./idempotency";
-import { BODY_ERRORS, JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT } from "./json-body";
-import { errorExample, errorResponseDoc, exampleOf, writeError, writeErrorExample } from "./openapi-errors";
-import { RATE_LIMIT_HEADERS, withRateLimitHeaders } from "./openapi-headers";
-import { jsonSchema, type Json } from "./openapi-json-schema";
-import { parameter } from "./openapi-parameters";
+import { errorBodySchema } from "../api-errors";
+import { keyInQueryMessage } from "../authenticate";
+import {
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_TTL_HOURS,
+  claimIdempotencyKey,
+  idempotencyKeyOf,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+  requestFingerprint,
+} from "../idempotency";
+import { BODY_ERRORS, JSON_DEPTH_LIMIT, WRITE_BODY_LIMIT } from "../json-body";
+import { defineOperation } from "../operation";
+import { componentSchemas, jsonSchema, type Json } from "../openapi/json-schema";
+import {
+  RATE_LIMIT_HEADERS,
+  errorExample,
+  errorResponseDoc,
+  exampleOf,
+  parameter,
+  withRateLimitHeaders,
+  writeError,
+  writeErrorExample,
+} from "../openapi/shared";
+import { ApiAnswer } from "../pipeline";
+
+// The query of a creation: only the dry-run switch.
+export const createProductQuery = defineQuery({
+  dryRun: boolParam("true: every check of the creation, nothing written; 200 with what would be created."),
+});
+
+const PATH = "/public/v1/products";
+
+export const createProductOperation = defineOperation({
+  method: "POST",
+  path: PATH,
+  scope: WRITE_SCOPE,
+  query: createProductQuery,
+  jsonBody: true,
+  preview: "writes",
+  openapi: () => ({
+    operation: createProductFragment(),
+    components: {
+      ...componentSchemas(createProductSchemaRegistry),
+      CreatedProduct: jsonSchema(createdProductSchema, "output"),
+      ProductDraft: jsonSchema(productDraftSchema, "output"),
+      WriteError: jsonSchema(errorBodySchema, "output"),
+    },
+  }),
+  handler: async (ctx) => {
+    const db = ctx.db;
+    // Read before the dry run's answer: a dry run performs every check of the creation, the header's included (a
+    // malformed key is the same 400 with or without ?dryRun=true).
+    const key = idempotencyKeyOf(ctx.request);
+    if (ctx.query.dryRun) return new ApiAnswer(200, await draftProduct(db, ctx.org.id, ctx.body));
+    const locationOf = (created: CreatedProduct) =>
+      `${ctx.config.baseUrl}${PATH}/${encodeURIComponent(created.id)}`;
+    if (key === undefined) {
+      const created = await insertProduct(db, ctx.org.id, await prepareProduct(db, ctx.org.id, ctx.body));
+      return new ApiAnswer(201, created, { Location: locationOf(created) });
+    }
+    const claim = await claimIdempotencyKey(db, ctx.key.id, key, requestFingerprint("POST", PATH, ctx.body));
+    if (!claim.owner) {
+      const { status, body, location } = claim.answer;
+      return new ApiAnswer(status, JSON.parse(body), {
+        ...(location ? { Location: location } : {}),
+        "Idempotent-Replayed": "true",
+      });
+    }
+    try {
+      const prepared = await prepareProduct(db, ctx.org.id, ctx.body);
+      const created = await insertProduct(db, ctx.org.id, prepared, (tx, answer) =>
+        recordIdempotentAnswer(tx, ctx.key.id, key, claim.token, {
+          status: 201,
+          body: JSON.stringify(answer),
+          location: locationOf(answer),
+        }),
+      );
+      return new ApiAnswer(201, created, { Location: locationOf(created) });
+    } catch (err) {
+      // Refused or failed: nothing was written, so nothing is replayed; a retry runs the request again.
+      await releaseIdempotencyKey(db, ctx.key.id, key, claim.token).catch(() => undefined);
+      throw err;
+    }
+  },
+});
 
 const IDEMPOTENCY_KEY_SCHEMA = z
   .string()
@@ -16,8 +102,8 @@ const IDEMPOTENCY_KEY_SCHEMA = z
   .max(IDEMPOTENCY_KEY_MAX)
   .regex(/^[\x21-\x7e]+$/);
 
-// POST /public/v1/products, documented only while the write preview is on (marked preview: it may still change).
-export function createProductOperation(): Json {
+// The operation object of a creation (marked preview: it may still change).
+function createProductFragment(): Json {
   const scope = WRITE_SCOPE;
   const dryRun = parameter("dryRun", createProductQuery.params.dryRun!);
   return {

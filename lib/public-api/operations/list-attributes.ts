@@ -1,0 +1,16 @@
+// GET /public/v1/attributes: the configurable attributes of the key's organization, one page at a time.
+import { attributesQuery, listAttributes } from "@/lib/catalog/attributes";
+import { EXAMPLES } from "../openapi/examples";
+import { listOperation } from "./list";
+
+export const listAttributesOperation = listOperation({
+  name: "attributes",
+  path: "/public/v1/attributes",
+  scope: "attributes:read",
+  summary: "List attributes",
+  description: "Returns the configurable attributes of the key's organization.",
+  query: attributesQuery,
+  item: "Attribute",
+  example: EXAMPLES.attributes,
+  handler: ({ catalog, org, query }) => listAttributes(catalog, org.id, query),
+});

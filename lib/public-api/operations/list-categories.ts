@@ -1,0 +1,16 @@
+// GET /public/v1/categories: the categories (master and secondary trees) of the key's organization.
+import { categoriesQuery, listCategories } from "@/lib/catalog/categories";
+import { EXAMPLES } from "../openapi/examples";
+import { listOperation } from "./list";
+
+export const listCategoriesOperation = listOperation({
+  name: "categories",
+  path: "/public/v1/categories",
+  scope: "categories:read",
+  summary: "List categories",
+  description: "Returns the categories (master and secondary trees) of the key's organization.",
+  query: categoriesQuery,
+  item: "Category",
+  example: EXAMPLES.categories,
+  handler: ({ catalog, org, query }) => listCategories(catalog, org.id, query),
+});

@@ -1,0 +1,32 @@
+// The public API's part of the process's state: the admission (requests at work and waiting), the page cache of
+// whole answers, the addresses blocked for failing authentication, the exports streaming per key and the OpenAPI
+// document's JSON. Built on the runtime's first API request (rt.part(apiState)); closing it refuses the requests
+// still waiting for a place (503) rather than leave them waiting on a runtime that is going.
+import { BoundedMap } from "@/lib/bounded-map";
+import { definePart } from "@/lib/runtime";
+import { Admission, admissionSettings } from "./admission";
+import { PageCache } from "./page-cache";
+
+// Most addresses remembered as blocked at once (an address rotation cannot grow the map without bound).
+const MAX_AUTH_BLOCKS = 10_000;
+
+// The API's state, one per runtime.
+export const apiState = definePart(
+  "api",
+  (rt) => ({
+    /** Requests at work at once and waiting for a place, both bounded (503 past them). */
+    admission: new Admission(admissionSettings(rt.config)),
+    /** Whole answers with their ETag, under the versions of what they show: served while those are unchanged. */
+    pages: new PageCache(rt.config.PAGE_CACHE_MAX_ENTRIES, rt.config.PAGE_CACHE_MAX_BYTES),
+    /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
+    authBlocks: new BoundedMap<string, number>(MAX_AUTH_BLOCKS),
+    /** Exports streaming now, by API key id (a key with none has no entry). */
+    exports: new Map<string, number>(),
+    /** The OpenAPI document's JSON, built once per (preview features, base URL): a handful of entries at most. */
+    openApiDocuments: new Map<string, string>(),
+  }),
+  async (state) => state.admission.close(),
+);
+
+// What the API keeps for the runtime's life.
+export type ApiState = ReturnType<typeof apiState.create>;
