@@ -6,11 +6,11 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { openPg, type Queryable } from "@/db/client";
-import { readChanges } from "@/lib/catalog/changes";
-import { documentView, readProductLines } from "@/lib/catalog/product-documents";
+import { readChanges } from "@/lib/catalog/feed/changes";
+import { documentView, readProductLines } from "@/lib/catalog/feed/product-documents";
 import { catalogContext } from "@/lib/catalog/context";
-import { MIRRORED } from "@/lib/catalog/items";
-import { readProductDetails } from "@/lib/catalog/product-detail";
+import { MIRRORED } from "@/lib/catalog/resources/items";
+import { readProductDetails } from "@/lib/catalog/resources/product-detail";
 
 const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:55440/catalog_bench";
 // The bench server's base URL (PUBLIC_BASE_URL's default on port 3410): its products' documents are built for it.

@@ -4,11 +4,11 @@
 // generator from a file) and on the floor.
 import type { Database } from "@/db/client";
 import { ATTRIBUTE_TYPES, MEDIA_TYPES } from "@/db/schema";
-import { ATTRIBUTE_SORTS } from "@/lib/catalog/attributes";
-import { CATEGORY_SORTS } from "@/lib/catalog/categories";
-import { FAMILY_SORTS } from "@/lib/catalog/families";
-import { MEDIA_SORTS } from "@/lib/catalog/media";
-import { PRODUCT_SORTS } from "@/lib/catalog/products";
+import { ATTRIBUTE_SORTS } from "@/lib/catalog/resources/attributes";
+import { CATEGORY_SORTS } from "@/lib/catalog/resources/categories";
+import { FAMILY_SORTS } from "@/lib/catalog/resources/families";
+import { MEDIA_SORTS } from "@/lib/catalog/resources/media";
+import { PRODUCT_SORTS } from "@/lib/catalog/resources/products";
 import { randomSource } from "@/lib/seeded-random";
 
 // What the draw needs of one organization: its keys and the ids and words its filters take.

@@ -9,13 +9,13 @@
 // copy by getConfig (lib/config.ts says why that one stays there).
 import { BACKGROUND_STATEMENT_TIMEOUT_MS, openDatabase, type Database } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
-import { ChangeRetention, pruneChanges } from "@/lib/catalog/change-retention";
-import { ChangeSignals } from "@/lib/catalog/change-signals";
-import { DocumentRefresher } from "@/lib/catalog/product-documents";
+import { ChangeRetention, pruneChanges } from "@/lib/catalog/feed/change-retention";
+import { ChangeSignals } from "@/lib/catalog/feed/change-signals";
+import { DocumentRefresher } from "@/lib/catalog/feed/product-documents";
 import type { CatalogContext } from "@/lib/catalog/context";
-import { CountCache } from "@/lib/catalog/count-cache";
-import { VersionReads } from "@/lib/catalog/version-reads";
-import { AnchorCache } from "@/lib/catalog/page-anchors";
+import { CountCache } from "@/lib/catalog/list/count-cache";
+import { VersionReads } from "@/lib/catalog/list/version-reads";
+import { AnchorCache } from "@/lib/catalog/list/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
 import { KeyBroadcast } from "@/lib/keys/broadcast";
@@ -77,7 +77,7 @@ export interface Runtime {
    */
   readonly retention: ChangeRetention;
   /**
-   * Products' documents kept current after each change (lib/catalog/product-documents.ts), for the exports and the
+   * Products' documents kept current after each change (lib/catalog/feed/product-documents.ts), for the exports and the
    * feed: runs beside the retention in the process's runtime, and only while the preview feature `export` or
    * `changes` is on (nothing else reads them); a test or a tool runs it when asked (runOnce).
    */

@@ -2,7 +2,7 @@
 -- answers it, kept as JSON text, so that an export streams stored text instead of building each product from its
 -- rows again (too slow for an export; measured: bench/README.md#export).
 --
--- A document is a cache, never the truth: it is written by the runtime's refresher (lib/catalog/product-documents.ts)
+-- A document is a cache, never the truth: it is written by the runtime's refresher (lib/catalog/feed/product-documents.ts)
 -- after the commits that changed its product, and a reader uses it only when the change log proves it current in
 -- the reader's own snapshot (no event of its product after the document's cursor). Whatever the refresher's delay,
 -- a reader therefore serves what a fresh read would: the document, or the product read anew.

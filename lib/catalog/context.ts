@@ -1,9 +1,9 @@
 import "server-only";
 import type { LocalSettings, Queryable } from "@/db/client";
-import type { ChangeSignals } from "./change-signals";
-import { CountCache } from "./count-cache";
-import { VersionReads } from "./version-reads";
-import { AnchorCache } from "./page-anchors";
+import type { ChangeSignals } from "@/lib/catalog/feed/change-signals";
+import { CountCache } from "@/lib/catalog/list/count-cache";
+import { VersionReads } from "@/lib/catalog/list/version-reads";
+import { AnchorCache } from "@/lib/catalog/list/page-anchors";
 
 // What every catalog read needs: the database and the process's caches of exact totals and deep-page anchors.
 // The runtime holds one of each (lib/runtime.ts); a test builds its own with catalogContext(db).

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
-import { feedState } from "@/lib/catalog/changes";
+import { feedState } from "@/lib/catalog/feed/changes";
 import { previewOn } from "@/lib/preview";
 import type { Runtime } from "@/lib/runtime";
 import { settleAttempts, webhookId } from "@/lib/webhooks/engine";

@@ -1,8 +1,8 @@
 import "server-only";
 import { getConfig } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
-import { currencies } from "@/lib/catalog/create-product-schema";
-import { writeIssue } from "@/lib/catalog/write-issues";
+import { currencies } from "@/lib/catalog/writes/create-product-schema";
+import { writeIssue } from "@/lib/catalog/writes/write-issues";
 import { CHANGES_ERROR_CODES, ERRORS, WRITE_ERROR_CODES, type ErrorCode } from "@/lib/public-api/api-errors";
 import { IF_NONE_MATCH_MAX } from "@/lib/public-api/conditional";
 import { WRITE_BODY_LIMIT } from "@/lib/public-api/json-body";

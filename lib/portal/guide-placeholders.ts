@@ -1,7 +1,7 @@
 import "server-only";
 import { getConfig } from "@/lib/config";
 import { previewOn } from "@/lib/preview";
-import { attributeValueSchemas } from "@/lib/catalog/create-product-schema";
+import { attributeValueSchemas } from "@/lib/catalog/writes/create-product-schema";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { IDEMPOTENCY_TTL_HOURS } from "@/lib/public-api/idempotency";
 import { WRITE_BODY_LIMIT } from "@/lib/public-api/json-body";

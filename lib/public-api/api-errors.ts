@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WRITE_ISSUES } from "@/lib/catalog/write-issues";
+import { WRITE_ISSUES } from "@/lib/catalog/writes/write-issues";
 
 // Every error the public API can answer, one table: status, stable code, HTTP reason phrase, default French message.
 export const ERRORS = {

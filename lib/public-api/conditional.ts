@@ -1,5 +1,5 @@
 import type { CatalogContext } from "@/lib/catalog/context";
-import type { CatalogResource } from "@/lib/catalog/count-cache";
+import type { CatalogResource } from "@/lib/catalog/list/count-cache";
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
 import { answerTag, noneMatchHits, pageKey } from "./page-cache";

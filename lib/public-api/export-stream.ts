@@ -1,6 +1,6 @@
 // The body of an export: the NDJSON lines of one snapshot, read only as fast as its client takes them, then the end
 // line with the snapshot's change-feed cursor.
-import type { ExportEnd, ExportSnapshot } from "@/lib/catalog/export";
+import type { ExportEnd, ExportSnapshot } from "@/lib/catalog/feed/export";
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "@/db/client";
-import { writeIssue } from "@/lib/catalog/write-issues";
+import { writeIssue } from "@/lib/catalog/writes/write-issues";
 import { PublicApiError } from "./api-errors";
 
 // The Idempotency-Key of a write (IETF httpapi idempotency-key draft, Stripe): per API key, kept 24 h. The first

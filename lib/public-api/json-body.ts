@@ -1,5 +1,5 @@
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
-import { writeIssue } from "@/lib/catalog/write-issues";
+import { writeIssue } from "@/lib/catalog/writes/write-issues";
 import { PublicApiError } from "./api-errors";
 
 // Largest JSON body a write accepts, in bytes.

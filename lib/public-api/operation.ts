@@ -2,8 +2,8 @@
 // body, what its conditional answers are keyed by, the preview feature it belongs to, its OpenAPI fragment and its
 // handler. The router matches and dispatches over the list of them (operations/index.ts); the OpenAPI document is
 // assembled from their fragments (openapi/document.ts).
-import type { CatalogResource } from "@/lib/catalog/count-cache";
-import type { QueryDef } from "@/lib/catalog/list-query-grammar";
+import type { CatalogResource } from "@/lib/catalog/list/count-cache";
+import type { QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { Config } from "@/lib/config";
 import type { PreviewFeature } from "@/lib/preview";
 import type { Admission } from "./admission";

@@ -1,4 +1,4 @@
-import type { QueryDef, Refusal } from "@/lib/catalog/list-query-grammar";
+import type { QueryDef, Refusal } from "@/lib/catalog/list/query-grammar";
 import { PublicApiError } from "./api-errors";
 import {
   acceptsText,

@@ -4,9 +4,9 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/db/client";
 import type { CatalogContext } from "@/lib/catalog/context";
-import type { CatalogResource } from "@/lib/catalog/count-cache";
+import type { CatalogResource } from "@/lib/catalog/list/count-cache";
 import { rowSecureCatalog } from "@/lib/catalog/row-security";
-import type { QueryDef } from "@/lib/catalog/list-query-grammar";
+import type { QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { Config } from "@/lib/config";
 import type { KeyRecord } from "@/lib/keys/cache";
 import type { Scope } from "@/lib/keys/scopes";

@@ -1,7 +1,7 @@
 // The French text of every refusal of a query string (400 PUBLIC_API_INVALID_QUERY), one module: what each kind of
-// parameter accepts and why a value of the right form was refused, as the grammar (lib/catalog/list-query-grammar.ts)
+// parameter accepts and why a value of the right form was refused, as the grammar (lib/catalog/list/query-grammar.ts)
 // states them, and the messages of the parser (./params.ts) that quote them.
-import type { Accepts, Refusal } from "@/lib/catalog/list-query-grammar";
+import type { Accepts, Refusal } from "@/lib/catalog/list/query-grammar";
 
 // What a valid value looks like, in French: "Paramètre « x » invalide : <this> (reçu « … »)."
 export function acceptsText(accepts: Accepts): string {

@@ -3,10 +3,10 @@
 // organization with an enabled endpoint, and every dispatchIntervalMs; at most one pass per dispatchGapMs.
 import type { Database } from "@/db/client";
 import { CursorError } from "@/lib/catalog/catalog-errors";
-import { CHANGES_CHANNEL } from "@/lib/catalog/change-signals";
-import { readChanges } from "@/lib/catalog/changes";
+import { CHANGES_CHANNEL } from "@/lib/catalog/feed/change-signals";
+import { readChanges } from "@/lib/catalog/feed/changes";
 import type { CatalogContext } from "@/lib/catalog/context";
-import { MIRRORED } from "@/lib/catalog/items";
+import { MIRRORED } from "@/lib/catalog/resources/items";
 import { queueDeliveries } from "@/lib/webhooks/queue";
 
 // Events read from a feed per endpoint per pass.

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Queryable } from "@/db/client";
 import { base62, isoSql } from "@/db/schema";
-import { MIRRORED } from "@/lib/catalog/items";
+import { MIRRORED } from "@/lib/catalog/resources/items";
 import { newWebhookSecret } from "@/lib/webhooks/signing";
 
 // A new opaque id with a prefix (whe_ endpoint, whs_ secret, whd_ delivery).

@@ -6,7 +6,7 @@
 // failed attempt is due again after an exponential backoff with jitter (lib/webhooks/schedule.ts). Each queueing
 // notifies DELIVERIES_CHANNEL, so that idle workers of every instance claim at once rather than at their next poll.
 import type { Queryable } from "@/db/client";
-import type { ChangeEvent } from "@/lib/catalog/changes";
+import type { ChangeEvent } from "@/lib/catalog/feed/changes";
 import { webhookId } from "@/lib/webhooks/endpoints";
 
 // The notification channel of newly queued deliveries (its payload is empty).

@@ -12,9 +12,9 @@ import {
   getAttributeDetail,
   listAttributes,
   type AttributesQuery,
-} from "@/lib/catalog/attributes";
+} from "@/lib/catalog/resources/attributes";
 import { catalogContext } from "@/lib/catalog/context";
-import { attributeDetailSchema } from "@/lib/catalog/schemas";
+import { attributeDetailSchema } from "@/lib/catalog/resources/schemas";
 import { PublicApiError } from "@/lib/public-api/api-errors";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase } from "../support/databases";

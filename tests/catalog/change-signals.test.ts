@@ -4,7 +4,7 @@
 // poll period and those past a request's cursor wake it; notifications back, every request reads again.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ListenStatus } from "@/db/client";
-import { ChangeSignals, type SignalSource } from "@/lib/catalog/change-signals";
+import { ChangeSignals, type SignalSource } from "@/lib/catalog/feed/change-signals";
 
 const POLL_MS = 20;
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { channelsQuery, listChannels } from "@/lib/catalog/channels";
+import { channelsQuery, listChannels } from "@/lib/catalog/resources/channels";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { channelSchema, paginationSchema } from "@/lib/catalog/schemas";
+import { channelSchema, paginationSchema } from "@/lib/catalog/resources/schemas";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 

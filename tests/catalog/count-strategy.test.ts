@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { listAttributes } from "@/lib/catalog/attributes";
+import { listAttributes } from "@/lib/catalog/resources/attributes";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/count-cache";
+import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/list/count-cache";
 import { CountPendingError } from "@/lib/catalog/catalog-errors";
-import { listMedia } from "@/lib/catalog/media";
-import { listProducts } from "@/lib/catalog/products";
-import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
+import { listMedia } from "@/lib/catalog/resources/media";
+import { listProducts } from "@/lib/catalog/resources/products";
+import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/resources/products";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase } from "../support/databases";
 

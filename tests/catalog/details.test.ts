@@ -7,11 +7,15 @@ import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { familiesQuery, getFamilyDetail, listFamilies } from "@/lib/catalog/families";
-import { listMedia, mediaQuery } from "@/lib/catalog/media";
-import { getProductDetail, productDetailQuery, readProductDetails } from "@/lib/catalog/product-detail";
-import { listProducts, productsQuery } from "@/lib/catalog/products";
-import { familyDetailSchema, productDetailSchema } from "@/lib/catalog/schemas";
+import { familiesQuery, getFamilyDetail, listFamilies } from "@/lib/catalog/resources/families";
+import { listMedia, mediaQuery } from "@/lib/catalog/resources/media";
+import {
+  getProductDetail,
+  productDetailQuery,
+  readProductDetails,
+} from "@/lib/catalog/resources/product-detail";
+import { listProducts, productsQuery } from "@/lib/catalog/resources/products";
+import { familyDetailSchema, productDetailSchema } from "@/lib/catalog/resources/schemas";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 

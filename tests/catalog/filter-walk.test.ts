@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { catalogContext } from "@/lib/catalog/context";
-import { listProducts, productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
+import {
+  listProducts,
+  productsQuery as productsQueryDef,
+  type ProductsQuery,
+} from "@/lib/catalog/resources/products";
 import { parseQuery } from "@/lib/public-api/params";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 

@@ -1,11 +1,15 @@
-// Products' documents (migration 0019, lib/catalog/product-documents.ts) held against the plain answer: whatever was
+// Products' documents (migration 0019, lib/catalog/feed/product-documents.ts) held against the plain answer: whatever was
 // written since the refresher last ran, and by whom, products read through their documents are exactly the products
 // read anew (readProductDetails), on both drivers. And the documents are used (not only the fallback): a document
 // changed behind the refresher's back is what a reader serves while the change log says it is current.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyChange, CHANGE_KINDS } from "@/lib/demo/catalog-activity";
-import { readProductDetails } from "@/lib/catalog/product-detail";
-import { documentView, readProductLines, refreshProductDocuments } from "@/lib/catalog/product-documents";
+import { readProductDetails } from "@/lib/catalog/resources/product-detail";
+import {
+  documentView,
+  readProductLines,
+  refreshProductDocuments,
+} from "@/lib/catalog/feed/product-documents";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { setupApi, type ApiFixture } from "../support/api";
 

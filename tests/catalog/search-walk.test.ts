@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { countKey } from "@/lib/catalog/count-cache";
-import { SEARCH_WALK_MAX_ROWS, searchWalks } from "@/lib/catalog/search-walk";
+import { countKey } from "@/lib/catalog/list/count-cache";
+import { SEARCH_WALK_MAX_ROWS, searchWalks } from "@/lib/catalog/list/search-walk";
 import { Where, addSearch, type Statement } from "@/lib/catalog/sql";
-import { listProducts } from "@/lib/catalog/products";
+import { listProducts } from "@/lib/catalog/resources/products";
 import { parseQuery } from "@/lib/public-api/params";
-import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/products";
+import { productsQuery as productsQueryDef, type ProductsQuery } from "@/lib/catalog/resources/products";
 import { openEmptyDatabase } from "../support/databases";
 
 // A search for a common word walks the sort index and tests each row (strpos) instead of asking the trigram

@@ -1,10 +1,10 @@
-// Shared catalog version reads (lib/catalog/version-reads.ts), one function isolated on a stand-in
+// Shared catalog version reads (lib/catalog/list/version-reads.ts), one function isolated on a stand-in
 // database whose statements answer when the test says, with the version of the moment they were sent (a snapshot):
 // concurrent requests of one (organization, resource) share reads, and a request never gets a read sent before it
 // asked.
 import { describe, expect, it } from "vitest";
 import type { Queryable } from "@/db/client";
-import { VersionReads } from "@/lib/catalog/version-reads";
+import { VersionReads } from "@/lib/catalog/list/version-reads";
 
 function standIn() {
   const state = { version: 1, sent: [] as { snapshot: number; answer: () => void; fail: () => void }[] };

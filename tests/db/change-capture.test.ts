@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { readChanges } from "@/lib/catalog/changes";
+import { readChanges } from "@/lib/catalog/feed/changes";
 import { catalogContext } from "@/lib/catalog/context";
-import { MIRRORED } from "@/lib/catalog/items";
+import { MIRRORED } from "@/lib/catalog/resources/items";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
 const A = "org_cc_a";

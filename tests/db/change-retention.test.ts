@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { CursorError } from "@/lib/catalog/catalog-errors";
-import { pruneChanges } from "@/lib/catalog/change-retention";
-import { readChanges } from "@/lib/catalog/changes";
+import { pruneChanges } from "@/lib/catalog/feed/change-retention";
+import { readChanges } from "@/lib/catalog/feed/changes";
 import { catalogContext } from "@/lib/catalog/context";
-import { MIRRORED } from "@/lib/catalog/items";
+import { MIRRORED } from "@/lib/catalog/resources/items";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
 const A = "org_cr_a";

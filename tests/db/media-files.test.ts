@@ -9,7 +9,7 @@ import { seedDemo } from "@/db/seed";
 import { getConfig, resetConfig } from "@/lib/config";
 import { createRuntime, type Runtime } from "@/lib/runtime";
 import { swapRuntime } from "../support/api";
-import { mediaUrls } from "@/lib/catalog/media-urls";
+import { mediaUrls } from "@/lib/catalog/resources/media-urls";
 import { GET, HEAD } from "@/app/media/[org]/[...file]/route";
 
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

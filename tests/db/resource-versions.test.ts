@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
-import { CATALOG_RESOURCES } from "@/lib/catalog/count-cache";
+import { CATALOG_RESOURCES } from "@/lib/catalog/list/count-cache";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
 const A = "org_rv_a";

@@ -12,10 +12,10 @@ import {
   seedOrganization,
 } from "@/db/seed";
 import { FLAVOURS } from "@/db/seed/vocabulary";
-import { listProducts } from "@/lib/catalog/products";
+import { listProducts } from "@/lib/catalog/resources/products";
 import { catalogContext } from "@/lib/catalog/context";
 import { parseQuery } from "@/lib/public-api/params";
-import { productsQuery, type ProductsQuery } from "@/lib/catalog/products";
+import { productsQuery, type ProductsQuery } from "@/lib/catalog/resources/products";
 import { openEmptyDatabase, type Driver } from "../support/databases";
 
 // Opens a fresh, migrated database of the given kind.

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, type Database } from "@/db/client";
 import { StatementNames } from "@/db/drivers/statements";
 import { migrate } from "@/db/migrate";
-import { listProducts } from "@/lib/catalog/products";
+import { listProducts } from "@/lib/catalog/resources/products";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
 import { parseQuery } from "@/lib/public-api/params";
-import { productsQuery, type ProductsQuery } from "@/lib/catalog/products";
+import { productsQuery, type ProductsQuery } from "@/lib/catalog/resources/products";
 import { createTestDatabase } from "../support/servers";
 
 // Named (prepared) statements on the Postgres server driver: one name per statement text, and a statement is

@@ -10,8 +10,8 @@
 // product).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MIRRORED, type Item, type Mirrored } from "@/lib/catalog/items";
-import { readProductDetails } from "@/lib/catalog/product-detail";
+import { MIRRORED, type Item, type Mirrored } from "@/lib/catalog/resources/items";
+import { readProductDetails } from "@/lib/catalog/resources/product-detail";
 import { applyChange, CHANGE_KINDS, type Change } from "@/lib/demo/catalog-activity";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { call, readExport, setupApi, type ApiFixture, type ExportEnd } from "../support/api";

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ATTRIBUTE_TYPES } from "@/db/schema";
-import { createProductBodySchema } from "@/lib/catalog/create-product-schema";
+import { createProductBodySchema } from "@/lib/catalog/writes/create-product-schema";
 import { resetConfig } from "@/lib/config";
 import { getReferenceEndpoints, writeSamples } from "@/lib/portal/reference";
 

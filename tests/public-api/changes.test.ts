@@ -4,8 +4,8 @@
 // polling woken by a commit on another connection (notifications, and the polling fallback), the cursors refused
 // (410 past the retention, 400 past the head); off, the 404 of an unknown path.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changesPageSchema } from "@/lib/catalog/schemas";
-import { pruneChanges } from "@/lib/catalog/change-retention";
+import { changesPageSchema } from "@/lib/catalog/resources/schemas";
+import { pruneChanges } from "@/lib/catalog/feed/change-retention";
 import { loadConfig } from "@/lib/config";
 import { generateApiKey } from "@/lib/keys/format";
 import { publicApi } from "@/lib/public-api/router";

@@ -7,7 +7,7 @@
 // by GET /public/v1/products (q = its SKU) and counted in `total`. On PGlite and on the Postgres server.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createdProductSchema, productDraftSchema } from "@/lib/catalog/schemas";
+import { createdProductSchema, productDraftSchema } from "@/lib/catalog/resources/schemas";
 import { errorBodySchema } from "@/lib/public-api/api-errors";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { call } from "../support/api";

@@ -10,8 +10,8 @@ import {
   CREATE_ID_MAX,
   createProductBodySchema,
   TEXT_MAX,
-} from "@/lib/catalog/create-product-schema";
-import { WRITE_ISSUES } from "@/lib/catalog/write-issues";
+} from "@/lib/catalog/writes/create-product-schema";
+import { WRITE_ISSUES } from "@/lib/catalog/writes/write-issues";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 
 // A value of a type, and the detail code its refusal has (undefined: accepted).

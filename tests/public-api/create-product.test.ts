@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { optionsOf } from "@/db/seed";
 import { HOME } from "@/db/seed/vocabulary";
-import { prepareProduct } from "@/lib/catalog/create-product";
+import { prepareProduct } from "@/lib/catalog/writes/create-product";
 import { CatalogWriteError } from "@/lib/catalog/catalog-errors";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { requestFingerprint } from "@/lib/public-api/idempotency";

@@ -7,7 +7,7 @@ import {
   channelSchema,
   familyDetailSchema,
   productDetailSchema,
-} from "@/lib/catalog/schemas";
+} from "@/lib/catalog/resources/schemas";
 import { generateApiKey } from "@/lib/keys/format";
 import { call, expectError, setupApi, swapRuntime, type ApiFixture } from "../support/api";
 import { createRuntime } from "@/lib/runtime";

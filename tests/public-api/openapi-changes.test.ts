@@ -2,7 +2,7 @@
 // events' schema (an item is one of the resources' components, by reference), its 410 and the 400 of an unknown
 // cursor, its example in the shape the API answers; off, nothing of it (its error code included); lint-clean.
 import { describe, expect, it } from "vitest";
-import { MIRRORED, changesPageSchema } from "@/lib/catalog/schemas";
+import { MIRRORED, changesPageSchema } from "@/lib/catalog/resources/schemas";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { redoclyLint } from "../support/redocly";

@@ -7,7 +7,7 @@ import {
   channelSchema,
   familyDetailSchema,
   productDetailSchema,
-} from "@/lib/catalog/schemas";
+} from "@/lib/catalog/resources/schemas";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

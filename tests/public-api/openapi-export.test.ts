@@ -2,9 +2,9 @@
 // lines (each resource's shape, then ExportEnd) and examples the strict schemas parse, its scopes and limits said,
 // the V1 document unchanged without it, and the whole lint-clean for @redocly/cli.
 import { describe, expect, it } from "vitest";
-import { exportEndSchema } from "@/lib/catalog/export";
-import { MIRRORED } from "@/lib/catalog/items";
-import { categorySchema, channelSchema, productDetailSchema } from "@/lib/catalog/schemas";
+import { exportEndSchema } from "@/lib/catalog/feed/export";
+import { MIRRORED } from "@/lib/catalog/resources/items";
+import { categorySchema, channelSchema, productDetailSchema } from "@/lib/catalog/resources/schemas";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { redoclyLint } from "../support/redocly";
 

@@ -3,7 +3,7 @@
 // the Standard Webhooks headers; a real delivery's headers and body match what it says. Off: nothing of it, and V1's
 // document unchanged to the byte. Lint-clean.
 import { describe, expect, it } from "vitest";
-import { changeEventSchema } from "@/lib/catalog/schemas";
+import { changeEventSchema } from "@/lib/catalog/resources/schemas";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { changeEventComponent } from "@/lib/public-api/openapi/components";
 import { PREVIEW_FEATURES } from "@/lib/preview";

@@ -2,7 +2,7 @@
 // by updatedAt.asc, changes (creations through the write preview, updates and a deletion in the database), then one
 // updatedSince pass from the last instant seen (plus the total to notice deletions) gives exactly a fresh full walk.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Product } from "@/lib/catalog/schemas";
+import type { Product } from "@/lib/catalog/resources/schemas";
 import { call } from "../support/api";
 import { postProduct, setupWritePreview, type WriteFixture } from "../support/write-preview";
 

@@ -5,7 +5,7 @@
 // the public API's reads.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPg, type Queryable } from "@/db/client";
-import { listProducts, productsQuery } from "@/lib/catalog/products";
+import { listProducts, productsQuery } from "@/lib/catalog/resources/products";
 import { rowSecuritySettings } from "@/lib/catalog/row-security";
 import { loadConfig } from "@/lib/config";
 import { parseQuery } from "@/lib/public-api/params";

@@ -13,7 +13,7 @@
 // About 5,400 calls (some 700 of them console handlers), ~25 s on the test server. Each part fails when an organization filter is
 // dropped (tried: the products' detail/export read, the channel check of the products' reads and of the write, the
 // console's key lookup). It found a 500: an export cancelled while its next batch was read ahead ended its
-// transaction between that batch's statements (fixed in lib/catalog/export.ts, test in export.test.ts).
+// transaction between that batch's statements (fixed in lib/catalog/feed/export.ts, test in export.test.ts).
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

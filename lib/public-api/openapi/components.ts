@@ -1,7 +1,7 @@
 // The schema components of the OpenAPI document: the resources' shapes, the pagination and the error body, those of
 // the resources read whole while a feature shows them (details, the feed's events, an export's lines), the feed's
 // event and an export's end line; then the components the operations switched on add (a creation's body).
-import { exportEndSchema } from "@/lib/catalog/export";
+import { exportEndSchema } from "@/lib/catalog/feed/export";
 import {
   attributeDetailSchema,
   attributeSchema,
@@ -14,7 +14,7 @@ import {
   paginationSchema,
   productDetailSchema,
   productSchema,
-} from "@/lib/catalog/schemas";
+} from "@/lib/catalog/resources/schemas";
 import { readErrorBodySchema } from "../api-errors";
 import { jsonSchema, type Json } from "./json-schema";
 

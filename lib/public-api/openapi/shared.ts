@@ -2,7 +2,7 @@
 // rate-limit headers, the validator headers of a conditional read, the query parameters documented from their
 // definitions, If-None-Match, and the error answers of a read.
 import type { WriteIssue } from "@/lib/catalog/catalog-errors";
-import type { ParamDef } from "@/lib/catalog/list-query-grammar";
+import type { ParamDef } from "@/lib/catalog/list/query-grammar";
 import type { Scope } from "@/lib/keys/scopes";
 import { ERRORS, type ErrorCode, type PublicApiError } from "../api-errors";
 import { keyInQueryMessage } from "../authenticate";
@@ -129,7 +129,7 @@ export function headerComponents(): Json {
   };
 }
 
-// A query parameter of an operation, documented from its definition (lib/catalog/list-query-grammar.ts).
+// A query parameter of an operation, documented from its definition (lib/catalog/list/query-grammar.ts).
 export function parameter(name: string, p: ParamDef): Json {
   let schema = jsonSchema(p.schema, "input");
   if (p.boolean) schema = { type: "boolean" };

@@ -3,11 +3,15 @@
 // replayed to retries; a dry run checks the key's form like a creation but writes nothing (and so records nothing
 // under its key).
 import { z } from "zod";
-import { createProductSchemaRegistry } from "@/lib/catalog/create-product-schema";
-import { draftProduct, insertProduct, prepareProduct } from "@/lib/catalog/create-product";
-import { boolParam, defineQuery } from "@/lib/catalog/list-query-grammar";
-import { createdProductSchema, productDraftSchema, type CreatedProduct } from "@/lib/catalog/schemas";
-import { writeIssue } from "@/lib/catalog/write-issues";
+import { createProductSchemaRegistry } from "@/lib/catalog/writes/create-product-schema";
+import { draftProduct, insertProduct, prepareProduct } from "@/lib/catalog/writes/create-product";
+import { boolParam, defineQuery } from "@/lib/catalog/list/query-grammar";
+import {
+  createdProductSchema,
+  productDraftSchema,
+  type CreatedProduct,
+} from "@/lib/catalog/resources/schemas";
+import { writeIssue } from "@/lib/catalog/writes/write-issues";
 import { WRITE_SCOPE } from "@/lib/keys/scopes";
 import { errorBodySchema } from "../api-errors";
 import { keyInQueryMessage } from "../authenticate";

@@ -1,8 +1,8 @@
 // GET /public/v1/export/{resource} (preview `export`): a whole resource of the key's organization as NDJSON from one
 // snapshot, its last line the change-feed cursor of that snapshot. Not conditional: an export is a snapshot of its
 // moment, never stored (Cache-Control: private, no-store).
-import { exportQuery, openExport, type ExportQuery, type ExportSnapshot } from "@/lib/catalog/export";
-import { MIRRORED, type Mirrored } from "@/lib/catalog/items";
+import { exportQuery, openExport, type ExportQuery, type ExportSnapshot } from "@/lib/catalog/feed/export";
+import { MIRRORED, type Mirrored } from "@/lib/catalog/resources/items";
 import { READ_SCOPES, type ReadScope } from "@/lib/keys/scopes";
 import { PublicApiError } from "../api-errors";
 import { ndjsonStream } from "../export-stream";

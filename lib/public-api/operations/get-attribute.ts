@@ -1,5 +1,5 @@
 // GET /public/v1/attributes/{id} (preview `details`): one attribute of the key's organization, with its options.
-import { attributeDetailQuery, getAttributeDetail } from "@/lib/catalog/attributes";
+import { attributeDetailQuery, getAttributeDetail } from "@/lib/catalog/resources/attributes";
 import { itemOperation } from "./item";
 
 export const getAttributeOperation = itemOperation({

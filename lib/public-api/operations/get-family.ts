@@ -1,5 +1,5 @@
 // GET /public/v1/families/{id} (preview `details`): one family of the key's organization with its attributes.
-import { familyDetailQuery, getFamilyDetail } from "@/lib/catalog/families";
+import { familyDetailQuery, getFamilyDetail } from "@/lib/catalog/resources/families";
 import { itemOperation } from "./item";
 
 export const getFamilyOperation = itemOperation({

@@ -1,5 +1,5 @@
 // GET /public/v1/products/{id} (preview `details`): one product of the key's organization, whole.
-import { getProductDetail, productDetailQuery } from "@/lib/catalog/product-detail";
+import { getProductDetail, productDetailQuery } from "@/lib/catalog/resources/product-detail";
 import { itemOperation } from "./item";
 
 export const getProductOperation = itemOperation({

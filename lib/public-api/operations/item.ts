@@ -1,8 +1,8 @@
 // What the item operations share (preview `details`): a resource of the key's organization read whole by its id,
 // conditional on the versions of everything it shows, a 404 for an id it does not have (the same for one of another
 // organization), and its OpenAPI fragment.
-import type { CatalogResource } from "@/lib/catalog/count-cache";
-import { isPossibleId, type QueryDef } from "@/lib/catalog/list-query-grammar";
+import type { CatalogResource } from "@/lib/catalog/list/count-cache";
+import { isPossibleId, type QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { ReadScope } from "@/lib/keys/scopes";
 import { PublicApiError } from "../api-errors";
 import { defineOperation, type KeyedOperation } from "../operation";

@@ -1,5 +1,5 @@
 // GET /public/v1/attributes: the configurable attributes of the key's organization, one page at a time.
-import { attributesQuery, listAttributes } from "@/lib/catalog/attributes";
+import { attributesQuery, listAttributes } from "@/lib/catalog/resources/attributes";
 import { EXAMPLES } from "../openapi/examples";
 import { listOperation } from "./list";
 

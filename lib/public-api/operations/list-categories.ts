@@ -1,5 +1,5 @@
 // GET /public/v1/categories: the categories (master and secondary trees) of the key's organization.
-import { categoriesQuery, listCategories } from "@/lib/catalog/categories";
+import { categoriesQuery, listCategories } from "@/lib/catalog/resources/categories";
 import { EXAMPLES } from "../openapi/examples";
 import { listOperation } from "./list";
 

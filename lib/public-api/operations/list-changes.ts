@@ -2,9 +2,9 @@
 // Any read scope lets a key in; each type's events are then those its scopes allow. Never conditional: an answer may
 // wait for the next event.
 import { CursorError } from "@/lib/catalog/catalog-errors";
-import { changesQuery, followChanges, readChanges } from "@/lib/catalog/changes";
-import { MIRRORED, type Mirrored } from "@/lib/catalog/items";
-import { changesPageSchema } from "@/lib/catalog/schemas";
+import { changesQuery, followChanges, readChanges } from "@/lib/catalog/feed/changes";
+import { MIRRORED, type Mirrored } from "@/lib/catalog/resources/items";
+import { changesPageSchema } from "@/lib/catalog/resources/schemas";
 import { READ_SCOPES, type ReadScope } from "@/lib/keys/scopes";
 import { cursorRefused } from "../error-response";
 import { defineOperation } from "../operation";

@@ -1,7 +1,7 @@
 // GET /public/v1/channels (preview `details`): the organization's channels, the ids `channelId` takes. Readable with
 // any read scope: a channel is how every resource's values are read, not a resource of its own, and a key made
 // before the preview (five read scopes, or one) reads them without a new scope.
-import { channelsQuery, listChannels } from "@/lib/catalog/channels";
+import { channelsQuery, listChannels } from "@/lib/catalog/resources/channels";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { CHANNEL_EXAMPLE } from "../openapi/examples";
 import { DETAILS_NOTE } from "./item";

@@ -1,5 +1,5 @@
 // GET /public/v1/families: the product families of the key's organization, one page at a time.
-import { familiesQuery, listFamilies } from "@/lib/catalog/families";
+import { familiesQuery, listFamilies } from "@/lib/catalog/resources/families";
 import { EXAMPLES } from "../openapi/examples";
 import { listOperation } from "./list";
 

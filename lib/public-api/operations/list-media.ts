@@ -1,5 +1,5 @@
 // GET /public/v1/media: the public media of the key's organization, with absolute file and thumbnail URLs.
-import { listMedia, mediaQuery } from "@/lib/catalog/media";
+import { listMedia, mediaQuery } from "@/lib/catalog/resources/media";
 import { EXAMPLES } from "../openapi/examples";
 import { listOperation } from "./list";
 

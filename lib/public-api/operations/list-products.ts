@@ -1,5 +1,5 @@
 // GET /public/v1/products: the products of the key's organization, one page at a time.
-import { listProducts, productsQuery } from "@/lib/catalog/products";
+import { listProducts, productsQuery } from "@/lib/catalog/resources/products";
 import { EXAMPLES } from "../openapi/examples";
 import { listOperation } from "./list";
 

@@ -1,8 +1,8 @@
 // What the list operations share: the GET of a list is conditional on its resource's versions (ETag, 304, page
 // cache), and its OpenAPI fragment is built from its query's parameters, its item's schema component and an
 // example item. Each list is then one call of listOperation in its own file.
-import type { CatalogResource } from "@/lib/catalog/count-cache";
-import type { QueryDef } from "@/lib/catalog/list-query-grammar";
+import type { CatalogResource } from "@/lib/catalog/list/count-cache";
+import type { QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { ReadScope } from "@/lib/keys/scopes";
 import { defineOperation, type KeyedOperation } from "../operation";
 import type { Json } from "../openapi/json-schema";

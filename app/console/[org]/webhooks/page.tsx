@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
-import { MIRRORED } from "@/lib/catalog/items";
+import { MIRRORED } from "@/lib/catalog/resources/items";
 import { ConsoleError } from "@/lib/console/console-errors";
 import { csrfTokenFor } from "@/lib/console/http";
 import { getConsoleUser } from "@/lib/console/session";

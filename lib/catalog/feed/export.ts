@@ -2,11 +2,11 @@ import "server-only";
 import { z } from "zod";
 import { BACKGROUND_STATEMENT_TIMEOUT_MS, type Database, type Executor } from "@/db/client";
 import { feedState } from "./changes";
-import type { CatalogContext } from "./context";
-import { ITEM_READERS, type Mirrored } from "./items";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { ITEM_READERS, type Mirrored } from "@/lib/catalog/resources/items";
 import { documentView, readProductLines, type ProductLine } from "./product-documents";
-import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
-import { applyRowSecurity } from "./row-security";
+import { defineQuery, idParam, type QueryOf } from "@/lib/catalog/list/query-grammar";
+import { applyRowSecurity } from "@/lib/catalog/row-security";
 
 // The export (preview feature `export`): a whole resource of one organization read from one snapshot, in
 // id order, batch by batch, with the change feed's head of that same snapshot. Every change committed before the
@@ -62,7 +62,7 @@ export interface ExportSnapshot {
 // Opens the snapshot of an export: a read-only repeatable-read transaction (one snapshot for every statement) on a
 // connection of its own, held until close(). Its first statement reads the feed head, so that the head and every
 // batch see the same commits. Products come from their documents where the change log proves them current in this
-// snapshot (lib/catalog/product-documents.ts), else are read anew. While the client takes a batch, the next one is
+// snapshot (lib/catalog/feed/product-documents.ts), else are read anew. While the client takes a batch, the next one is
 // already being read (one batch ahead, no more: memory stays two batches whatever the resource's size), so that the
 // database and the serving process work at the same time. On PGlite (one connection) the transaction holds the
 // database for the export's length: other requests wait until it ends (the embedded demo's trade-off; a Postgres

@@ -3,7 +3,7 @@
 // expects. Each catalog resource defines its query from these builders, beside its sort table; lib/public-api parses
 // URLs with it, documents it, and words its refusals (in French, lib/public-api/query-messages.ts).
 import { z } from "zod";
-import type { SortKey } from "./sql";
+import type { SortKey } from "@/lib/catalog/sql";
 
 // What a valid value of a parameter looks like: the 400 message that names the parameter says it.
 export type Accepts =

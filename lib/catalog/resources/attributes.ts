@@ -1,7 +1,7 @@
 import "server-only";
 import { ATTRIBUTE_TYPES, isoSql } from "@/db/schema";
-import type { CatalogContext } from "./context";
-import { readList, type ListResult } from "./list";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import {
   boolParam,
   defineQuery,
@@ -9,7 +9,7 @@ import {
   idParam,
   listParams,
   type QueryOf,
-} from "./list-query-grammar";
+} from "@/lib/catalog/list/query-grammar";
 import type { Attribute, AttributeDetail, AttributeOption } from "./schemas";
 import {
   Where,
@@ -20,7 +20,7 @@ import {
   sortFields,
   type Selection,
   type SortColumns,
-} from "./sql";
+} from "@/lib/catalog/sql";
 
 // The sortable fields of attributes: the public sort enum of the query and the SQL behind each, one table.
 export const ATTRIBUTE_SORTS = {

@@ -1,11 +1,17 @@
 import "server-only";
 import { isoSql } from "@/db/schema";
-import { CursorError } from "./catalog-errors";
+import { CursorError } from "@/lib/catalog/catalog-errors";
 import type { ChangeSignals } from "./change-signals";
-import type { CatalogContext } from "./context";
-import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "./items";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { ITEM_READERS, MIRRORED, type Item, type Mirrored } from "@/lib/catalog/resources/items";
 import { documentView, FEED_CHECK_MAX, readProductLines } from "./product-documents";
-import { cursorParam, defineQuery, enumListParam, integerParam, type QueryOf } from "./list-query-grammar";
+import {
+  cursorParam,
+  defineQuery,
+  enumListParam,
+  integerParam,
+  type QueryOf,
+} from "@/lib/catalog/list/query-grammar";
 
 // The change feed (migration 0016): the organization's log of the objects whose public shape changed, in
 // commit order, each served as it is when read: an upsert with its public shape, or a delete when the object is no

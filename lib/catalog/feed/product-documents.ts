@@ -1,9 +1,9 @@
 import "server-only";
 import { BACKGROUND_STATEMENT_TIMEOUT_MS, type Database, type Queryable } from "@/db/client";
 import { BackgroundTimer } from "@/lib/background-timer";
-import type { CatalogContext } from "./context";
-import { readProductDetails } from "./product-detail";
-import { selectionSql, type Selection } from "./sql";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { readProductDetails } from "@/lib/catalog/resources/product-detail";
+import { selectionSql, type Selection } from "@/lib/catalog/sql";
 
 // Products' documents (migration 0019): each product's detail kept as the JSON text the API answers, so that an
 // export and the change feed serve stored text instead of building each product anew, which is several times slower

@@ -1,8 +1,8 @@
 import "server-only";
 import { isoSql } from "@/db/schema";
-import type { CatalogContext } from "./context";
-import { readList, type ListResult } from "./list";
-import { boolParam, defineQuery, idParam, listParams, type QueryOf } from "./list-query-grammar";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { readList, type ListResult } from "@/lib/catalog/list/engine";
+import { boolParam, defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import type { Category } from "./schemas";
 import {
   Where,
@@ -13,7 +13,7 @@ import {
   sortFields,
   type Selection,
   type SortColumns,
-} from "./sql";
+} from "@/lib/catalog/sql";
 
 // The sortable fields of categories: the public sort enum of the query and the SQL behind each, one table.
 export const CATEGORY_SORTS = {

@@ -2,14 +2,14 @@ import "server-only";
 import { readAttributeDetails } from "./attributes";
 import { readCategories } from "./categories";
 import { readChannels } from "./channels";
-import type { CatalogContext } from "./context";
+import type { CatalogContext } from "@/lib/catalog/context";
 import { readFamilyDetails } from "./families";
 import { readMedia } from "./media";
 import { readProductDetails } from "./product-detail";
 import type { Mirrored } from "./schemas";
-import type { Selection } from "./sql";
+import type { Selection } from "@/lib/catalog/sql";
 
-// The resources a copy of the catalog holds (defined beside their shapes, lib/catalog/schemas.ts).
+// The resources a copy of the catalog holds (defined beside their shapes, lib/catalog/resources/schemas.ts).
 export { MIRRORED, type Mirrored } from "./schemas";
 
 // An object in its public shape (every shape has its id).

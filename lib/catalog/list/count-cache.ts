@@ -1,9 +1,9 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
-import type { CatalogContext } from "./context";
-import { CountPendingError } from "./catalog-errors";
-import type { Statement } from "./sql";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { CountPendingError } from "@/lib/catalog/catalog-errors";
+import type { Statement } from "@/lib/catalog/sql";
 
 interface Entry {
   version: string;

@@ -1,5 +1,5 @@
 // The request body of a product creation (write preview) as zod schemas, one per thing: they validate the request
-// (lib/catalog/create-product.ts parses the body with createProductBodySchema, then each value with its attribute
+// (lib/catalog/writes/create-product.ts parses the body with createProductBodySchema, then each value with its attribute
 // type's schema once the attribute is read) and they document it (the OpenAPI document's request schema, the
 // creating-products guide, the property test's generator). Only the checks against the organization's catalog
 // (attribute codes, channels, options, media, the family's rules, unique values) stay in create-product.ts.

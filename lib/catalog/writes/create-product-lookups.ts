@@ -1,6 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import type { WriteIssue } from "./catalog-errors";
+import type { WriteIssue } from "@/lib/catalog/catalog-errors";
 import { refuse, type References, type ValueRow } from "./create-product-body";
 import { OPTIONS_QUOTED, writeIssue } from "./write-issues";
 

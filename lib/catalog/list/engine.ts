@@ -1,7 +1,7 @@
 import "server-only";
-import type { CatalogContext } from "./context";
+import type { CatalogContext } from "@/lib/catalog/context";
 import { countKey, exactTotalAt, versionColumn, type CatalogResource } from "./count-cache";
-import type { Statement } from "./sql";
+import type { Statement } from "@/lib/catalog/sql";
 
 // The pagination object of every list response.
 export interface Pagination {

@@ -1,13 +1,13 @@
 import "server-only";
 import { isoSql, type AttributeType } from "@/db/schema";
-import type { CatalogContext } from "./context";
-import { UnknownReferenceError } from "./catalog-errors";
-import { defineQuery, idParam, type QueryOf } from "./list-query-grammar";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
+import { defineQuery, idParam, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import { MEDIA_COLUMNS, mediaItem, type MediaRow } from "./media";
 import { mediaUrls } from "./media-urls";
 import { channelKnownColumn, productColumns, productItem, type ProductRow } from "./products";
 import type { MediaRef, ProductDetail, ProductValue } from "./schemas";
-import { selectionSql, type Selection, type Statement } from "./sql";
+import { selectionSql, type Selection, type Statement } from "@/lib/catalog/sql";
 
 // The query of a product's detail: the channel its label and scopable values are read in.
 export const productDetailQuery = defineQuery({

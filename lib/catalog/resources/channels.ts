@@ -1,8 +1,8 @@
 import "server-only";
 import { isoSql } from "@/db/schema";
-import type { CatalogContext } from "./context";
-import { readList, type ListResult } from "./list";
-import { defineQuery, listParams, type QueryOf } from "./list-query-grammar";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { readList, type ListResult } from "@/lib/catalog/list/engine";
+import { defineQuery, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import type { Channel } from "./schemas";
 import {
   Where,
@@ -13,7 +13,7 @@ import {
   sortFields,
   type Selection,
   type SortColumns,
-} from "./sql";
+} from "@/lib/catalog/sql";
 
 // The sortable fields of channels: the public sort enum of the query and the SQL behind each, one table. A label
 // sorts by its folded form in byte order, as the other lists' label_sort columns do (channels have none: a handful

@@ -1,12 +1,12 @@
 import "server-only";
 import { isoSql } from "@/db/schema";
-import type { CatalogContext } from "./context";
-import { UnknownReferenceError } from "./catalog-errors";
-import { readList, type ListResult } from "./list";
-import { filterWalks, searchWalks } from "./search-walk";
-import { defineQuery, idParam, listParams, type QueryOf } from "./list-query-grammar";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
+import { readList, type ListResult } from "@/lib/catalog/list/engine";
+import { filterWalks, searchWalks } from "@/lib/catalog/list/search-walk";
+import { defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import type { Product } from "./schemas";
-import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "./sql";
+import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "@/lib/catalog/sql";
 
 // The sortable fields of products: the public sort enum of the query and the SQL behind each, one table.
 export const PRODUCT_SORTS = {

@@ -235,7 +235,7 @@ export const channelSchema = z
 
 // The resources a copy of the catalog holds: what the export streams and the change feed follows, each in one public
 // shape (products, families and attributes read whole, as their details show them; categories, media and channels
-// as their lists do). Here, beside the shapes, so that this module stays a leaf; lib/catalog/items.ts reads them.
+// as their lists do). Here, beside the shapes, so that this module stays a leaf; lib/catalog/resources/items.ts reads them.
 export const MIRRORED = ["products", "families", "attributes", "categories", "media", "channels"] as const;
 export type Mirrored = (typeof MIRRORED)[number];
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { MEDIA_TYPES, isoSql } from "@/db/schema";
-import type { CatalogContext } from "./context";
-import { readList, type ListResult } from "./list";
+import type { CatalogContext } from "@/lib/catalog/context";
+import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import { mediaUrls } from "./media-urls";
 import {
   boolParam,
@@ -10,7 +10,7 @@ import {
   listParams,
   textParam,
   type QueryOf,
-} from "./list-query-grammar";
+} from "@/lib/catalog/list/query-grammar";
 import type { Media } from "./schemas";
 import {
   Where,
@@ -21,7 +21,7 @@ import {
   sortFields,
   type Selection,
   type SortColumns,
-} from "./sql";
+} from "@/lib/catalog/sql";
 
 // The sortable fields of media: the public sort enum of the query and the SQL behind each, one table.
 export const MEDIA_SORTS = {

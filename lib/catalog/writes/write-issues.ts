@@ -1,9 +1,9 @@
 // The French text of every detail a refused write answers (`details: [{ field, code, message }]`), one table keyed
-// by the detail's stable code: the validator (lib/catalog/create-product.ts), the API's body and Idempotency-Key
+// by the detail's stable code: the validator (lib/catalog/writes/create-product.ts), the API's body and Idempotency-Key
 // checks, the OpenAPI examples and the creating-products guide all read their messages here, so none is copied.
 import type { AttributeType } from "@/db/schema";
 import { CREATE_ID_MAX, CREATE_TOP_LEVEL } from "./create-product-schema";
-import type { WriteIssue } from "./catalog-errors";
+import type { WriteIssue } from "@/lib/catalog/catalog-errors";
 
 // What a value of each attribute type is, in French: "Valeur invalide pour « x » : <this> attendu."
 const EXPECTED: Record<AttributeType, string> = {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Database, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
-import type { WriteIssue } from "./catalog-errors";
+import type { WriteIssue } from "@/lib/catalog/catalog-errors";
 import {
   checkShape,
   checkValue,
@@ -12,11 +12,11 @@ import {
   type ValueRow,
 } from "./create-product-body";
 import { checkUnique, skuTaken, unknownMedia, unknownOptions } from "./create-product-lookups";
-import type { CreatedProduct, ProductDraft } from "./schemas";
+import type { CreatedProduct, ProductDraft } from "@/lib/catalog/resources/schemas";
 import { QUOTE_MAX, writeIssue } from "./write-issues";
 
 // Creation of a product from a write request: { familyId, categoryId, values } parsed by the request's zod schemas
-// (lib/catalog/create-product-schema.ts) and checked against the organization's catalog (prepareProduct), then the
+// (lib/catalog/writes/create-product-schema.ts) and checked against the organization's catalog (prepareProduct), then the
 // product and its values inserted in one transaction (insertProduct; the products' version bumps by trigger). A dry
 // run is the first step and the uniqueness checks, without the insert.
 

@@ -1,7 +1,7 @@
 import "server-only";
-import type { CatalogContext } from "./context";
+import type { CatalogContext } from "@/lib/catalog/context";
 import { countKey, exactTotalAt, type CatalogResource } from "./count-cache";
-import type { Statement } from "./sql";
+import type { Statement } from "@/lib/catalog/sql";
 
 // Rows a search's page may read along the sort index before the trigram index is the better way.
 // Walking that many rows costs less than the trigram index takes for a pattern of common trigrams, however few rows

@@ -11,11 +11,11 @@ import {
   TEXTAREA_MAX,
   type CreateProductBody,
 } from "./create-product-schema";
-import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "./catalog-errors";
+import { CatalogWriteError, type WriteIssue, type WriteRefusal } from "@/lib/catalog/catalog-errors";
 import { QUOTE_MAX, writeIssue } from "./write-issues";
 
 // The checks of a creation request that need no database: the body's shape and each value against its attribute's
-// type (the attributes read by prepareProduct, lib/catalog/create-product.ts).
+// type (the attributes read by prepareProduct, lib/catalog/writes/create-product.ts).
 
 // An attribute of the request's values, as the checks read it.
 export interface AttributeRow {
