@@ -240,7 +240,7 @@ export async function sendOrgWebhookTest(
       details: { eventId },
     });
   });
-  const o = await rt.webhooks.send(e.id, e.url, eventId, body);
+  const o = await rt.background.webhooks.send(e.id, e.url, eventId, body);
   await inTransaction(rt, (tx) =>
     settleAttempts(tx, [{ deliveryId, endpointId: e.id, outcome: o, state: o.ok ? "delivered" : "failed" }]),
   );
@@ -283,12 +283,12 @@ export async function redeliverOrgWebhook(
   // Refused before the job queue is started for it (a stranger's call starts nothing), then checked again with the
   // change.
   await access(rt, await rt.db(), user, orgSlug, true);
-  await rt.webhooks.jobs();
+  await rt.background.webhooks.jobs();
   return inTransaction(rt, async (tx) => {
     const { org } = await access(rt, tx, user, orgSlug, true);
     if (!(await findDelivery(tx, org.id, id, deliveryId)))
       throw new ConsoleError("CONSOLE_NOT_FOUND", "No such delivery.");
-    await rt.webhooks.redeliver(tx, deliveryId);
+    await rt.background.webhooks.redeliver(tx, deliveryId);
     await recordAudit(tx, {
       orgId: org.id,
       actor: user,
@@ -328,7 +328,7 @@ export async function replayOrgWebhook(
       targetId: id,
       details: { from: e.position, after },
     });
-    rt.webhooks.wake();
+    rt.background.webhooks.wake();
     return { position: after };
   });
 }
