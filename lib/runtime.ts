@@ -1,9 +1,8 @@
 // The one object that holds the process's state, composed of: the configuration, the database (opened on first use),
 // the catalog's context (its caches of exact totals and deep-page anchors, version reads and the change feed's
 // signals), the rate limiters, the key cache with its broadcast of key changes and the "last used" writer, usage and
-// the request log counted in memory until their next batch (lib/usage), the background work (lib/background), the
-// console's sign-in blocks and changelog paths, and each area's part of the state, declared in that area's folder
-// (definePart, read with rt.part).
+// the request log counted in memory until their next batch (lib/usage), the background work (lib/background), and
+// each area's part of the state, declared in that area's folder (definePart, read with rt.part).
 // The public API's admission, page cache, authentication blocks, exports per key and OpenAPI documents are fields.
 // One global holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and
 // servers build their own and swap it whole with setRuntime. The configuration itself is also parsed once per module
@@ -82,10 +81,6 @@ export interface Runtime {
   readonly requestLog?: RequestLog;
   /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
   readonly authBlocks: BoundedMap<string, number>;
-  /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
-  readonly signInBlocks: BoundedMap<string, number>;
-  /** Console sign-in: client addresses that failed a sign-in, and until when (a locked account refuses only them). */
-  readonly signInFailedAddresses: BoundedMap<string, number>;
   /** Whole answers with their ETag, under the versions of what they show: served while those are unchanged. */
   readonly pages: PageCache;
   /** Exports streaming now, by API key id (preview `export`: at most EXPORTS_PER_KEY each; a key with none has no
@@ -93,11 +88,6 @@ export interface Runtime {
   readonly exports: Map<string, number>;
   /** The OpenAPI document's JSON, built once per (write preview, base URL): a handful of entries at most. */
   readonly openApiDocuments: Map<string, string>;
-  /**
-   * The paths of the OpenAPI document a changelog entry may name (lib/console/changelog-editor.ts), for the base URL
-   * they were read for.
-   */
-  readonly changelogEndpoints: CacheSlot<{ baseUrl: string; paths: string[] }>;
   /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */
   close(): Promise<void>;
 }
@@ -201,12 +191,9 @@ export function createRuntime(
     usage,
     requestLog,
     authBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
-    signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
-    signInFailedAddresses: new BoundedMap(MAX_AUTH_BLOCKS),
     pages: new PageCache(config.PAGE_CACHE_MAX_ENTRIES, config.PAGE_CACHE_MAX_BYTES),
     exports: new Map(),
     openApiDocuments: new Map(),
-    changelogEndpoints: {},
     close: async () => {
       // Requests still waiting for a place are refused (503) rather than left waiting on a runtime that is going.
       admission.close();

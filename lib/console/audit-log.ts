@@ -10,7 +10,7 @@ import {
   type AuditPage,
 } from "./audit";
 import { parseInput } from "./keys";
-import type { Runtime } from "@/lib/runtime";
+import type { Database } from "@/db/client";
 
 // The filters of a request's query string (empty values are no filter).
 export function auditFilterOf(search: URLSearchParams): AuditFilter {
@@ -19,12 +19,11 @@ export function auditFilterOf(search: URLSearchParams): AuditFilter {
 
 // A page of the organization's log under the query's filters, with the actors to choose from.
 export async function listOrgAudit(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   search: URLSearchParams = new URLSearchParams(),
 ): Promise<Membership & AuditPage & { actors: string[] }> {
-  const db = await rt.db();
   const membership = await requireRole(db, user, orgSlug, "admin");
   const filter = auditFilterOf(search);
   const [page, actors] = await Promise.all([
@@ -36,12 +35,11 @@ export async function listOrgAudit(
 
 // The organization's log under the query's filters as a CSV download (text/csv, streamed page by page).
 export async function orgAuditCsv(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   search: URLSearchParams,
 ): Promise<Response> {
-  const db = await rt.db();
   const { org } = await requireRole(db, user, orgSlug, "admin");
   const filter = auditFilterOf(search);
   const lines = auditCsvLines(db, org.id, filter);
