@@ -10,7 +10,7 @@ import { endConsoleSessions } from "@/db/console-sessions";
 import { hashPassword, verifyPassword } from "@/db/users";
 import type { Config } from "@/lib/config";
 import { requireRole, type Actor, type Role } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { consoleOrigin } from "./http";
 import { parseInput } from "./keys";

@@ -16,7 +16,8 @@ import {
 import type { Config } from "@/lib/config";
 import { slugify } from "@/lib/portal/markdown";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi";
-import { listStaffAuditForTarget, recordAudit, type AuditAction, type AuditEvent } from "./audit";
+import { recordAudit, type AuditAction } from "@/lib/audit/record";
+import { listStaffAuditForTarget, type AuditEvent } from "./audit-log";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import type { ConsoleState } from "./state";

@@ -6,7 +6,7 @@ import type { Database, Queryable } from "@/db/client";
 import { isoSql } from "@/db/schema";
 import { addMembership, createUser, findUserByEmail } from "@/db/users";
 import { roleSchema, type Actor, type Role } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { forbidden, memberOf, type Clock } from "./member-access";

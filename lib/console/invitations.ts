@@ -8,7 +8,7 @@ import type { Database, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
 import type { Config } from "@/lib/config";
 import { roleSchema, type Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { mailInvitation, type SendMail } from "./mail";

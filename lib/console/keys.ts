@@ -21,7 +21,7 @@ import type { KeyCache } from "@/lib/keys/cache";
 import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/keys/scopes";
 import type { Database } from "@/db/client";
 import { canManage, requireRole, type Actor, type Membership } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 
 const HOUR = 3600;

@@ -10,7 +10,7 @@ import { endConsoleSessions } from "@/db/console-sessions";
 import { isoSql } from "@/db/schema";
 import { addMembership } from "@/db/users";
 import { requireRole, roleSchema, type Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { invitationSchema, openInvitations } from "./invitations";
 import { forbidden, lockedRole, memberOf, memberSchema, type Clock, type Member } from "./member-access";

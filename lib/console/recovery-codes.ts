@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Database, Queryable } from "@/db/client";
 import type { Config } from "@/lib/config";
 import type { Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import type { SignInAttempts } from "./state";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Database, Queryable } from "@/db/client";
 import { endConsoleSession, liveConsoleSessions } from "@/db/console-sessions";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import type { ConsoleUser } from "./session";
 import { browserName } from "./user-agent";

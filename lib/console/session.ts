@@ -4,7 +4,7 @@
 import { getToken, type JWT } from "@auth/core/jwt";
 import type { Database } from "@/db/client";
 import { endConsoleSessions } from "@/db/console-sessions";
-import { recordAudit } from "@/lib/console/audit";
+import { recordAudit } from "@/lib/audit/record";
 import { accountOfToken, type OpenDatabase } from "@/lib/console/auth";
 import { authSecret } from "@/lib/console/auth-secret";
 import type { Config } from "@/lib/config";

@@ -5,7 +5,7 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import type { Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import type { SignInAttempts } from "./state";
 import { decryptSecret, hashCode, normalizeCode, totpStep, type SecretConfig } from "./two-factor-secret";

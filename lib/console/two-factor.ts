@@ -11,7 +11,7 @@ import { isoSql } from "@/db/schema";
 import { findUserById, verifyPassword } from "@/db/users";
 import type { Config } from "@/lib/config";
 import { requireRole, type Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { replaceRecoveryCodes } from "./recovery-codes";

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { Database, Executor } from "@/db/client";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { feedState } from "@/lib/catalog/changes";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { previewOn } from "@/lib/preview";

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
 import { listOrgAudit } from "@/lib/console/audit-log";
-import { AUDIT_ACTIONS, AUDIT_ACTION_FAMILIES, type AuditAction } from "@/lib/console/audit";
+import { AUDIT_ACTIONS, AUDIT_ACTION_FAMILIES, type AuditAction } from "@/lib/audit/record";
 import { ConsoleError } from "@/lib/console/console-errors";
 import { pageRead, pageSession } from "../../page-session";
 
