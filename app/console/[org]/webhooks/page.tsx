@@ -3,8 +3,8 @@ import Link from "next/link";
 import { MIRRORED } from "@/lib/catalog/items";
 import { listOrgWebhooks } from "@/lib/console/webhooks";
 import { WEBHOOK_OPS } from "@/lib/webhooks/endpoints";
+import { WebhooksManager } from "@/components/console/webhooks-manager";
 import { pageRead, pageSession } from "../../page-session";
-import { WebhooksManager } from "./webhooks-manager";
 
 export const metadata: Metadata = { title: "Webhooks" };
 export const dynamic = "force-dynamic";
