@@ -1,4 +1,4 @@
-// The console's webhooks (issue 25, preview feature `webhooks`): every member of an organization reads its endpoints
+// The console's webhooks (preview feature `webhooks`): every member of an organization reads its endpoints
 // and their deliveries; owners and admins register, change, delete, roll a secret, send a test event, redeliver and
 // replay. Each action is checked here, on the server, in the transaction that makes it, and written to the audit log.
 import { randomBytes } from "node:crypto";
