@@ -1,39 +1,25 @@
-// The one object that holds the process's state: configuration, database, rate limiters, the public API's admission
-// (requests at work and waiting), key cache, the blocks of addresses that keep failing authentication, the catalog's
-// caches of exact totals and deep-page anchors and its shared version reads, the change feed's signals to waiting
-// requests and its retention timer, the page cache of list answers, the exports streaming per key, the OpenAPI
-// document, the portal's reference and search index, the paths the changelog editor accepts, what the portal last
-// saw of the database, and usage and the request log counted in memory until their next batch (lib/usage). One
-// global holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and
+// The one object that holds the process's state, composed of: the configuration, the database (opened on first use),
+// the catalog's context (its caches of exact totals and deep-page anchors, version reads and the change feed's
+// signals), the rate limiters, the key cache with its broadcast of key changes and the "last used" writer, usage and
+// the request log counted in memory until their next batch (lib/usage), the background work (lib/background), and
+// each area's part of the state, declared in that area's folder (definePart, read with rt.part).
+// One global holds it (Next.js bundles each route apart, so a module-level variable would be one per bundle); tests and
 // servers build their own and swap it whole with setRuntime. The configuration itself is also parsed once per module
 // copy by getConfig (lib/config.ts says why that one stays there).
 import { BACKGROUND_STATEMENT_TIMEOUT_MS, openDatabase, type Database } from "@/db/client";
-import { BoundedMap } from "@/lib/bounded-map";
-import { ChangeRetention, pruneChanges } from "@/lib/catalog/feed/change-retention";
+import { createBackground, type Background } from "@/lib/background/background";
 import { ChangeSignals } from "@/lib/catalog/feed/change-signals";
-import { DocumentRefresher } from "@/lib/catalog/feed/product-documents";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { CountCache } from "@/lib/catalog/list/count-cache";
 import { VersionReads } from "@/lib/catalog/list/version-reads";
 import { AnchorCache } from "@/lib/catalog/list/page-anchors";
 import { getConfig, type Config } from "@/lib/config";
-import { previewOn } from "@/lib/preview";
 import { KeyBroadcast } from "@/lib/keys/broadcast";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
-import type { ReferenceDocument } from "@/lib/portal/reference";
-import type { SearchDoc } from "@/lib/portal/search";
 import { createRateLimiters, type RateLimiters } from "@/lib/rate-limit/limiters";
 import { UsageRecorder } from "@/lib/usage/recorder";
 import { RequestLog } from "@/lib/usage/request-log";
-import { UsageRetention, pruneUsageAndLog } from "@/lib/usage/retention";
-import { WebhookEngine, type WebhookEngineOptions } from "@/lib/webhooks/engine";
-
-// What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
-export interface DatabaseHealth {
-  reachable?: boolean;
-  at: number;
-  probing?: Promise<boolean>;
-}
+import type { WebhookEngineOptions } from "@/lib/webhooks/engine";
 
 // One value built on first use and kept, empty until then; whoever reads it rebuilds it when what it was built from
 // (a key it keeps beside the value) has changed.
@@ -61,7 +47,7 @@ export function definePart<T>(
   return { name, create, close };
 }
 
-// The process's state, every part a typed field.
+// The process's state: what every area shares, and each area's part.
 export interface Runtime {
   /** An area's part of the state, built on first use and kept (one Map lookup after that). */
   part<T>(p: RuntimePart<T>): T;
@@ -71,23 +57,10 @@ export interface Runtime {
   /** The database with the catalog's caches and the change feed's signals, as every catalog read takes it. */
   catalog(): Promise<CatalogContext>;
   /**
-   * The change log's retention (CHANGES_RETENTION_DAYS): prunes every 10 minutes once started. The process's runtime
-   * (getRuntime) starts it when it opens the database; a runtime built by a test or a tool runs it only when asked
-   * (runOnce).
+   * The background work (retentions, documents' refresher, webhooks' engine): the process's runtime (getRuntime)
+   * starts it when it opens the database; a runtime built by a test or a tool runs a part only when asked.
    */
-  readonly retention: ChangeRetention;
-  /**
-   * Products' documents kept current after each change (lib/catalog/feed/product-documents.ts), for the exports and the
-   * feed: runs beside the retention in the process's runtime, and only while the preview feature `export` or
-   * `changes` is on (nothing else reads them); a test or a tool runs it when asked (runOnce).
-   */
-  readonly documents: DocumentRefresher;
-  /**
-   * The webhooks' engine (preview `webhooks`): its queue on this database, the dispatcher and the worker. The process's
-   * runtime starts it beside the retention when the preview is on; a test's runtime only queues through it (console
-   * actions) unless it starts it.
-   */
-  readonly webhooks: WebhookEngine;
+  readonly background: Background;
   readonly limiters: RateLimiters;
   readonly keyCache: KeyCache;
   /**
@@ -100,63 +73,26 @@ export interface Runtime {
   readonly usage?: UsageRecorder;
   /** The request log's queue and its writer (lib/usage); undefined when REQUEST_LOG_ENABLED=false. */
   readonly requestLog?: RequestLog;
-  /**
-   * The retention of usage and of the request log (hourly); started beside the change log's retention by the
-   * process's runtime when either is on; a test runs it when asked (runOnce).
-   */
-  readonly usageRetention: UsageRetention;
-  /** Console sign-in: client addresses ("addr:…") and accounts ("acct:…") over the failed sign-in limit, and until when. */
-  readonly signInBlocks: BoundedMap<string, number>;
-  /** Console sign-in: client addresses that failed a sign-in, and until when (a locked account refuses only them). */
-  readonly signInFailedAddresses: BoundedMap<string, number>;
-  readonly counts: CountCache;
-  readonly anchors: AnchorCache;
-  readonly databaseHealth: DatabaseHealth;
-  /**
-   * The portal's reference (lib/portal/reference.ts): the OpenAPI document and its endpoints, for the one (write
-   * preview, base URL) it was last built for.
-   */
-  readonly reference: CacheSlot<ReferenceDocument>;
-  /** The portal's search index of the guides and the reference (lib/portal/search.ts), built on the first search. */
-  readonly searchDocs: CacheSlot<SearchDoc[]>;
-  /**
-   * The paths of the OpenAPI document a changelog entry may name (lib/console/changelog-editor.ts), for the base URL
-   * they were read for.
-   */
-  readonly changelogEndpoints: CacheSlot<{ baseUrl: string; paths: string[] }>;
   /** Releases what this runtime opened: the limiters' connection and, unless it was given, the database. */
   close(): Promise<void>;
 }
 
-// Most addresses remembered as blocked at once (an address rotation cannot grow the map without bound).
-const MAX_AUTH_BLOCKS = 10_000;
-
 // Builds a runtime from a configuration, on the given database (the caller keeps it) or on the one the
-// configuration selects (opened on first use, closed by close()). `retention`: the change log's retention starts
-// when the database is first opened (the process's runtime); else it runs only when asked. `webhooks`: the engine's
-// tunables (a test's instance resolves its receiver's name its own way); the documented schedule otherwise.
+// configuration selects (opened on first use, closed by close()). `background`: the background work and the key
+// broadcast start when the database is first opened (the process's runtime); else they run only when asked.
+// `webhooks`: the engine's tunables (a test's instance resolves its receiver's name its own way).
 export function createRuntime(
   config: Config,
   database?: Database,
-  opts: { retention?: boolean; webhooks?: WebhookEngineOptions } = {},
+  opts: { background?: boolean; webhooks?: WebhookEngineOptions } = {},
 ): Runtime {
   let opening: Promise<Database> | undefined = database ? Promise.resolve(database) : undefined;
   const db = () => {
     opening ??= openDatabase(config).then(
       (opened) => {
-        if (opts.retention) {
+        if (opts.background) {
           void keyBroadcast.start(opened);
-          retention.start();
-          if (usage || requestLog) usageRetention.start();
-          if (previewOn("export", config) || previewOn("changes", config)) documents.start();
-          if (previewOn("webhooks", config) && webhooks.opts.work)
-            webhooks.start().then(
-              () =>
-                console.log(
-                  `webhooks: delivering (queue on ${opened.driver}, ${webhooks.opts.concurrency} workers × ${webhooks.opts.batchSize} attempts)`,
-                ),
-              (err: unknown) => console.error("webhooks: the engine did not start:", err),
-            );
+          background.start(opened);
         }
         return opened;
       },
@@ -172,43 +108,24 @@ export function createRuntime(
   const versions = new VersionReads();
   const limiters = createRateLimiters(config);
   let catalog: CatalogContext | undefined;
-  // Pruning a batch takes a few milliseconds; the bound is for a database that does not answer.
-  const retention = new ChangeRetention(async () =>
-    pruneChanges(
-      (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS),
-      config.CHANGES_RETENTION_DAYS,
-    ),
-  );
-  const documents = new DocumentRefresher(db, () => ctx(), config.baseUrl);
   const keyCache = new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES);
   const keyBroadcast = new KeyBroadcast(keyCache);
-  // Delivering here unless another process does (WEBHOOKS_DELIVERY=elsewhere: npm start's worker process).
-  const webhooks = new WebhookEngine(
-    { config, db, catalog: () => ctx() },
-    { work: config.WEBHOOKS_DELIVERY !== "elsewhere", ...opts.webhooks },
-  );
-  // Background writes get the background bound, not a request's (a flush of a large batch may take longer).
-  const background = async () => (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS);
+  // Usage's writes get the background bound, not a request's (a flush of a large batch may take longer).
+  const writes = async () => (await db()).withStatementTimeout(BACKGROUND_STATEMENT_TIMEOUT_MS);
   const usage = config.USAGE_ENABLED
-    ? new UsageRecorder(background, {
+    ? new UsageRecorder(writes, {
         flushEveryMs: config.USAGE_FLUSH_MS,
         maxPending: config.USAGE_MAX_PENDING,
       })
     : undefined;
   const requestLog = config.REQUEST_LOG_ENABLED
-    ? new RequestLog(background, {
+    ? new RequestLog(writes, {
         flushEveryMs: config.USAGE_FLUSH_MS,
         maxPerSecond: config.REQUEST_LOG_MAX_PER_SECOND,
         queueMax: config.REQUEST_LOG_QUEUE_MAX,
         maxPerOrg: config.REQUEST_LOG_MAX_PER_ORG,
       })
     : undefined;
-  const usageRetention = new UsageRetention(async () =>
-    pruneUsageAndLog(await background(), Date.now(), {
-      usage: config.USAGE_RETENTION_DAYS,
-      log: config.REQUEST_LOG_MAX_AGE_DAYS,
-    }),
-  );
   const ctx = async (): Promise<CatalogContext> => {
     const database = await db();
     if (catalog?.db !== database) {
@@ -228,6 +145,10 @@ export function createRuntime(
     }
     return catalog;
   };
+  const background = createBackground(
+    { config, db, catalog: () => ctx(), counting: usage !== undefined || requestLog !== undefined },
+    opts.webhooks,
+  );
   // Each area's part, in the order they were built (closed in reverse).
   const parts = new Map<string, { p: RuntimePart<unknown>; value: unknown }>();
   const rt: Runtime = {
@@ -242,34 +163,20 @@ export function createRuntime(
     db,
     // Built once per database handle, not per request (the hot path reads it on every list).
     catalog: ctx,
-    retention,
-    documents,
-    webhooks,
+    background,
     limiters,
     keyCache,
     keyBroadcast,
     lastUsed: new LastUsedRecorder(db),
     usage,
     requestLog,
-    usageRetention,
-    signInBlocks: new BoundedMap(MAX_AUTH_BLOCKS),
-    signInFailedAddresses: new BoundedMap(MAX_AUTH_BLOCKS),
-    counts,
-    anchors,
-    databaseHealth: { at: 0 },
-    reference: {},
-    searchDocs: {},
-    changelogEndpoints: {},
     close: async () => {
       for (const { p, value } of [...parts.values()].reverse()) await p.close?.(value);
       parts.clear();
-      await retention.stop();
-      await usageRetention.stop();
+      await background.stop();
       // What was counted and queued is written before the database goes.
       await usage?.close();
       await requestLog?.close();
-      await documents.stop();
-      await webhooks.stop();
       await keyBroadcast.stop();
       await catalog?.signals?.close();
       await limiters.close();
@@ -286,11 +193,11 @@ export function createRuntime(
 const KEY = Symbol.for("public-catalog-api.runtime");
 type G = typeof globalThis & { [KEY]?: Runtime };
 
-// The runtime of this process, built from the environment's configuration on first use; its retention runs once it
-// has opened the database (not in a build that only renders the portal's pages).
+// The runtime of this process, built from the environment's configuration on first use; its background work runs
+// once it has opened the database (not in a build that only renders the portal's pages).
 export function getRuntime(): Runtime {
   const g = globalThis as G;
-  g[KEY] ??= createRuntime(getConfig(), undefined, { retention: true });
+  g[KEY] ??= createRuntime(getConfig(), undefined, { background: true });
   return g[KEY];
 }
 

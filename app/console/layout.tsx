@@ -1,14 +1,11 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { OrgSwitcher } from "@/components/console/org-switcher";
 import { SignOutButton } from "@/components/console/sign-out-button";
 import { listMemberships } from "@/lib/console/access";
-import { csrfTokenFor } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
-import { getRuntime } from "@/lib/runtime";
 import "./console.css";
+import { optionalPageSession } from "./page-session";
 
 export const metadata: Metadata = {
   title: { default: "Console", template: "%s · Console" },
@@ -19,11 +16,10 @@ export const dynamic = "force-dynamic";
 // The console's frame: for a signed-in user, a bar with their organizations, their email and sign-out; the sign-in
 // page (no user) gets the page alone.
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const rt = getRuntime();
-  const requestHeaders = await headers();
-  const user = await getConsoleUser(requestHeaders, rt).catch(() => null);
-  if (!user) return children;
-  const memberships = await listMemberships(await rt.db(), user.id);
+  const session = await optionalPageSession();
+  if (!session) return children;
+  const { user } = session;
+  const memberships = await listMemberships(session.db, user.id);
   return (
     <>
       <div className="console-bar">
@@ -39,7 +35,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         ) : null}
         <span className="console-user">{user.email}</span>
         <SignOutButton />
-        <SignOutButton everywhereCsrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)} />
+        <SignOutButton everywhereCsrfToken={session.csrfToken} />
       </div>
       {children}
     </>

@@ -1,18 +1,14 @@
-import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { listMemberships } from "@/lib/console/access";
-import { getConsoleUser } from "@/lib/console/session";
-import { getRuntime } from "@/lib/runtime";
+import { pageSession } from "./page-session";
 
 export const dynamic = "force-dynamic";
 
 // /console: the sign-in page when signed out, else the keys of the user's first organization; the product team
 // without an organization goes to the changelog editor.
 export default async function ConsoleHome() {
-  const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt);
-  if (!user) redirect("/console/sign-in");
-  const [first] = await listMemberships(await rt.db(), user.id);
+  const { db, user } = await pageSession();
+  const [first] = await listMemberships(db, user.id);
   if (first) redirect(`/console/${encodeURIComponent(first.org.slug)}/keys`);
   if (user.isStaff) redirect("/console/changelog");
   return (

@@ -5,16 +5,17 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { endConsoleSessions } from "@/db/console-sessions";
 import { hashPassword, verifyPassword } from "@/db/users";
-import type { Runtime } from "@/lib/runtime";
+import type { Config } from "@/lib/config";
 import { requireRole, type Actor, type Role } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { consoleOrigin } from "./http";
 import { parseInput } from "./keys";
 import { accountSessionSchema, listAccountSessions } from "./session-list";
+import type { SignInAttempts } from "./state";
 import { twoFactorStatus, twoFactorStatusSchema } from "./two-factor";
 import { countWrongAttempt, refuseWhileLocked } from "./two-factor-verify";
 
@@ -124,12 +125,12 @@ export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
 // Changes the signed-in user's password (the current one required): every other session of the account ends, this
 // browser's session (`user.sessionId`) goes on. Audited (account.password_changed, with how many sessions ended).
 export async function changePassword(
-  rt: Runtime,
+  db: Database,
+  attempts: SignInAttempts,
   user: AccountActor,
   input: unknown,
 ): Promise<{ changed: true }> {
   const { currentPassword, newPassword } = parseInput(changePasswordInputSchema, input);
-  const db = await rt.db();
   const [row] = await db.query<{ passwordHash: string | null }>(
     `select password_hash as "passwordHash" from users where id = $1`,
     [user.id],
@@ -139,9 +140,9 @@ export async function changePassword(
       "CONSOLE_ACCOUNT_CONFLICT",
       "This account has no password: it signs in with your organization's identity provider.",
     );
-  refuseWhileLocked(rt, user.id);
+  refuseWhileLocked(attempts, user.id);
   if (!(await verifyPassword(currentPassword, row.passwordHash))) {
-    await countWrongAttempt(rt, user.id);
+    await countWrongAttempt(attempts, user.id);
     throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
   }
   const passwordHash = await hashPassword(newPassword);
@@ -178,14 +179,15 @@ export interface IssuedResetLink {
 // organization too), and an account without a password (it signs in through the identity provider). A new link
 // replaces the member's unused ones. Audited in the organization (account.password_reset_issued).
 export async function issuePasswordReset(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: AccountActor,
   orgSlug: string,
   targetUserId: string,
   request: Request,
   now: number = Date.now(),
 ): Promise<IssuedResetLink> {
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const { org, role } = await requireRole(tx, user, orgSlug, "member");
     if (role !== "owner")
       throw new ConsoleError(
@@ -237,7 +239,7 @@ export async function issuePasswordReset(
       details: { email: target.email, expiresAt: expiresAt.toISOString() },
     });
     return {
-      url: `${consoleOrigin(rt.config, request.headers)}${RESET_PATH}${token}`,
+      url: `${consoleOrigin(config, request.headers)}${RESET_PATH}${token}`,
       expiresAt: expiresAt.toISOString(),
     };
   });
@@ -269,13 +271,13 @@ export type ResetPasswordInput = z.infer<typeof resetPasswordInputSchema>;
 // account ended. CONSOLE_RESET_LINK_INVALID (410) for an unknown, used or expired link. Audited
 // (account.password_reset, in the organization that issued it, by the account itself).
 export async function resetPassword(
-  rt: Runtime,
+  db: Database,
   input: unknown,
   now: number = Date.now(),
 ): Promise<{ reset: true; email: string }> {
   const { token, password } = parseInput(resetPasswordInputSchema, input);
   const passwordHash = await hashPassword(password);
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const [link] = await tx.query<{ userId: string; orgId: string | null }>(
       `update password_resets set used_at = $2
         where token_hash = $1 and used_at is null and expires_at > $2

@@ -5,7 +5,7 @@ import { CredentialsSignin } from "@auth/core/errors";
 import Credentials from "@auth/core/providers/credentials";
 import type { Provider } from "@auth/core/providers";
 import type { JWT } from "@auth/core/jwt";
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import {
   accountOfSession,
   endConsoleSession,
@@ -17,7 +17,8 @@ import { authSecret } from "@/lib/console/auth-secret";
 import { auditRecoveryCodeUsed, verifySecondFactor } from "@/lib/console/two-factor-verify";
 import { clientAddress } from "@/lib/public-api/client-address";
 import { RateLimiterUnavailableError, type RateLimitResult } from "@/lib/rate-limit/types";
-import type { Runtime } from "@/lib/runtime";
+import type { SignInAttempts } from "./state";
+import type { Config } from "@/lib/config";
 
 // Where Auth.js is mounted (app/api/auth/[...auth]/route.ts).
 export const AUTH_BASE_PATH = "/api/auth";
@@ -55,10 +56,21 @@ export class TwoFactorFailed extends CredentialsSignin {
   code = "two_factor_failed";
 }
 
-// The Auth.js configuration of a runtime for one request (built per request, cheap): the runtime's config, database
-// and limiters, and the request's headers (a new session records its address and browser).
-export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
-  const config = rt.config;
+// The database of the console's sessions, opened when a step needs it (a CSRF token or a request without a session
+// cookie answers without it).
+export type OpenDatabase = () => Promise<Database>;
+
+// What sign-in reads: the configuration, the database and the counters of failed attempts.
+export interface SignInDeps {
+  config: Config;
+  db: OpenDatabase;
+  attempts: SignInAttempts;
+}
+
+// The Auth.js configuration for one request (built per request, cheap): what sign-in reads, and the request's
+// headers (a new session records its address and browser).
+export function authConfig(deps: SignInDeps, requestHeaders: Headers): AuthConfig {
+  const { config, attempts } = deps;
   const secure = config.baseUrl.startsWith("https://");
   const providers: Provider[] = [
     Credentials({
@@ -74,8 +86,8 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
         const password = typeof credentials.password === "string" ? credentials.password : "";
         const code = typeof credentials.code === "string" ? credentials.code.trim() : "";
         const address = clientAddress(request.headers);
-        if (signInRefused(rt, address, email)) throw new SignInRateLimited();
-        const db = await rt.db();
+        if (signInRefused(attempts.state, address, email)) throw new SignInRateLimited();
+        const db = await deps.db();
         // Unknown email and wrong password cost one scrypt each (a dummy hash for an unknown email) and answer alike.
         const user = email && password ? await verifyUserCredentials(db, email, password) : null;
         // An account with two-factor sign-in: the code is asked for after any password (a wrong one is counted as a
@@ -83,18 +95,18 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
         // second factor, or neither, learns nothing of the password here. (What it tells: that this email has
         // two-factor sign-in on.)
         if (email && (await hasTwoFactorByEmail(db, email))) {
-          if (!user) await countFailure(rt, address, email);
+          if (!user) await countFailure(attempts, address, email);
           if (!code) throw new TwoFactorRequired();
           if (!user) throw new TwoFactorFailed();
-          const factor = await verifySecondFactor(db, rt.config, user.id, code);
+          const factor = await verifySecondFactor(db, config, user.id, code);
           if (!factor) {
-            await countFailure(rt, address, email);
+            await countFailure(attempts, address, email);
             throw new TwoFactorFailed();
           }
           if (factor === "recovery") await auditRecoveryCodeUsed(db, user);
         }
         if (user) return { id: user.id, email: user.email, name: user.name };
-        await countFailure(rt, address, email);
+        await countFailure(attempts, address, email);
         throw new InvalidCredentials();
       },
     }),
@@ -133,7 +145,7 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
       signOut: async (message) => {
         const token = "token" in message ? message.token : null;
         if (token?.sub && typeof token.sid === "string")
-          await endConsoleSession(await rt.db(), token.sub, token.sid);
+          await endConsoleSession(await deps.db(), token.sub, token.sid);
       },
     },
     callbacks: {
@@ -143,7 +155,7 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
         const email = typeof profile?.email === "string" ? profile.email.trim().toLowerCase() : "";
         const verified = profile?.email_verified === true;
         if (!email || !verified) return false;
-        const ours = await findUserByEmail(await rt.db(), email);
+        const ours = await findUserByEmail(await deps.db(), email);
         if (!ours) return false;
         // Without an adapter, Auth.js builds the token from this very object: our id, not the provider's subject.
         user.id = ours.id;
@@ -159,7 +171,7 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
           token.sub = user.id;
           token.email = user.email;
           token.name = user.name;
-          token.sid = await startConsoleSession(await rt.db(), {
+          token.sid = await startConsoleSession(await deps.db(), {
             userId: user.id,
             ipAddress: clientAddress(requestHeaders),
             userAgent: requestHeaders.get("user-agent") ?? "",
@@ -170,7 +182,7 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
           delete token.picture;
           return token;
         }
-        const live = await accountOfToken(rt, token, requestHeaders, { renew: true });
+        const live = await accountOfToken(deps.db, token, requestHeaders, { renew: true });
         return live ? token : null;
       },
       session: ({ session, token }) => {
@@ -186,13 +198,13 @@ export function authConfig(rt: Runtime, requestHeaders: Headers): AuthConfig {
 // reset, a weaker role end sessions). The session's use is recorded at most once a minute (LAST_SEEN_EVERY_SECONDS)
 // with the request's address; `renew` (the token is renewed) records it every time and extends the session.
 export async function accountOfToken(
-  rt: Runtime,
+  open: OpenDatabase,
   token: JWT | null,
   requestHeaders: Headers,
   opts: { renew?: boolean } = {},
 ): Promise<User | null> {
   if (!token?.sub || typeof token.sid !== "string") return null;
-  const db = await rt.db();
+  const db = await open();
   const found = await accountOfSession(db, token.sid, token.sub);
   if (!found) return null;
   const { stale, ...user } = found;
@@ -208,9 +220,16 @@ export async function accountOfToken(
 // account is and this address failed a sign-in too. An address without failures still reaches the password check
 // of a locked account, so a stranger failing on purpose cannot keep the owner out; each wrong password it tries
 // counts on it (and locks it out of that account).
-function signInRefused(rt: Runtime, address: string, email: string, now = Date.now()): boolean {
-  if (blocked(rt.signInBlocks, `addr:${address}`, now)) return true;
-  return blocked(rt.signInBlocks, `acct:${email}`, now) && blocked(rt.signInFailedAddresses, address, now);
+function signInRefused(
+  state: SignInAttempts["state"],
+  address: string,
+  email: string,
+  now = Date.now(),
+): boolean {
+  if (blocked(state.signInBlocks, `addr:${address}`, now)) return true;
+  return (
+    blocked(state.signInBlocks, `acct:${email}`, now) && blocked(state.signInFailedAddresses, address, now)
+  );
 }
 
 // True while the key has a live entry in the map (an entry is the millisecond it ends).
@@ -224,11 +243,16 @@ function blocked(map: Map<string, number>, key: string, now: number): boolean {
 
 // Counts one failed sign-in on the address and on the account, and remembers the address as one that failed for a
 // window; a key whose window is now full is refused until it frees (an account: from addresses that failed).
-async function countFailure(rt: Runtime, address: string, email: string, now = Date.now()): Promise<void> {
+async function countFailure(
+  attempts: SignInAttempts,
+  address: string,
+  email: string,
+  now = Date.now(),
+): Promise<void> {
   const keys = [`addr:${address}`, `acct:${email}`];
-  const limiters = [rt.limiters.signInFailureByAddress, rt.limiters.signInFailureByAccount];
-  const windowMs = rt.config.SIGN_IN_FAILURE_WINDOW_SECONDS * 1000;
-  rt.signInFailedAddresses.set(address, now + windowMs);
+  const limiters = [attempts.limiters.signInFailureByAddress, attempts.limiters.signInFailureByAccount];
+  const windowMs = attempts.windowSeconds * 1000;
+  attempts.state.signInFailedAddresses.set(address, now + windowMs);
   let results: RateLimitResult[];
   try {
     results = await Promise.all(limiters.map((l, i) => l.limit(keys[i]!)));
@@ -238,7 +262,7 @@ async function countFailure(rt: Runtime, address: string, email: string, now = D
   }
   results.forEach((r, i) => {
     if (!r.success || r.remaining === 0) {
-      rt.signInBlocks.set(keys[i]!, r.reset > now ? r.reset : now + windowMs);
+      attempts.state.signInBlocks.set(keys[i]!, r.reset > now ? r.reset : now + windowMs);
     }
   });
 }

@@ -5,7 +5,7 @@
 // an entry's history is its audit events. The portal, its feeds and the editor's preview read the same rows through
 // lib/portal/changelog-reader.ts.
 import { z } from "zod";
-import type { Executor, Queryable } from "@/db/client";
+import type { Database, Executor, Queryable } from "@/db/client";
 import { ID_PREFIX, newId } from "@/db/schema";
 import {
   CHANGE_TYPES,
@@ -13,12 +13,14 @@ import {
   listChangelog,
   type ChangelogEntry,
 } from "@/lib/portal/changelog-reader";
+import type { Config } from "@/lib/config";
 import { slugify } from "@/lib/portal/markdown";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
-import type { Runtime } from "@/lib/runtime";
-import { listStaffAuditForTarget, recordAudit, type AuditAction, type AuditEvent } from "./audit";
+import { recordAudit, type AuditAction } from "@/lib/audit/record";
+import { listStaffAuditForTarget, type AuditEvent } from "./audit-log";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
+import type { ConsoleState } from "./state";
 
 // The signed-in user as the editor's checks need it.
 export interface StaffActor {
@@ -77,11 +79,11 @@ export interface EditorEntry {
   history: AuditEvent[];
 }
 
-// The paths an entry may name: those of the OpenAPI document this server publishes (kept by the runtime, per base
-// URL).
-export function changelogEndpointPaths(rt: Runtime): string[] {
-  const { baseUrl } = rt.config;
-  const cache = rt.changelogEndpoints;
+// The paths an entry may name: those of the OpenAPI document this server publishes (kept in the console's state, per
+// base URL).
+export function changelogEndpointPaths(config: Pick<Config, "baseUrl">, state: ConsoleState): string[] {
+  const { baseUrl } = config;
+  const cache = state.changelogEndpoints;
   if (cache.value?.baseUrl !== baseUrl) {
     const doc = buildOpenApiDocument(baseUrl) as { paths: Record<string, unknown> };
     cache.value = { baseUrl, paths: Object.keys(doc.paths) };
@@ -98,27 +100,31 @@ export function requireStaff(user: StaffActor): void {
 
 // Every entry, drafts included, newest first (staff).
 export async function listEditorEntries(
-  rt: Runtime,
+  db: Database,
   user: StaffActor,
 ): Promise<{ entries: ChangelogEntry[] }> {
   requireStaff(user);
-  return { entries: await listChangelog(await rt.db(), { drafts: true }) };
+  return { entries: await listChangelog(db, { drafts: true }) };
 }
 
 // One entry and its history (staff); 404 when there is none.
-export async function getEditorEntry(rt: Runtime, user: StaffActor, id: string): Promise<EditorEntry> {
+export async function getEditorEntry(db: Database, user: StaffActor, id: string): Promise<EditorEntry> {
   requireStaff(user);
-  const db = await rt.db();
   return { entry: await mustGet(db, id), history: await entryHistory(db, id) };
 }
 
 // Creates a draft (staff); its slug is the date and the title ("2026-07-01-media-filters"), made unique.
-export async function createEntry(rt: Runtime, user: StaffActor, input: unknown): Promise<EditorEntry> {
+export async function createEntry(
+  db: Database,
+  paths: readonly string[],
+  user: StaffActor,
+  input: unknown,
+): Promise<EditorEntry> {
   requireStaff(user);
   // Validated after the staff check: who may not write learns nothing from the input's errors.
   const data = parseInput(createChangelogInputSchema, input);
-  checkEndpoints(rt, data.endpoints, []);
-  return change(rt, async (tx) => {
+  checkEndpoints(paths, data.endpoints, []);
+  return change(db, async (tx) => {
     const id = newId(ID_PREFIX.changelog);
     const slug = await uniqueSlug(tx, slugFor(data.publishedOn, data.title), id);
     await tx.query(
@@ -145,17 +151,18 @@ export async function createEntry(rt: Runtime, user: StaffActor, input: unknown)
 // Edits an entry (staff), published or not; an edit that changes nothing records nothing. A draft that was never
 // published takes the slug of its new date and title; a published one keeps its own (its anchor and feed id).
 export async function editEntry(
-  rt: Runtime,
+  db: Database,
+  paths: readonly string[],
   user: StaffActor,
   id: string,
   input: unknown,
 ): Promise<EditorEntry> {
   requireStaff(user);
   const data = parseInput(editChangelogInputSchema, input);
-  return change(rt, async (tx) => {
+  return change(db, async (tx) => {
     const before = await lockEntry(tx, id);
     // Paths of the document, or ones the entry already names (the roadmap's planned paths are not in it yet).
-    if (data.endpoints) checkEndpoints(rt, data.endpoints, before.endpoints);
+    if (data.endpoints) checkEndpoints(paths, data.endpoints, before.endpoints);
     const after = { ...before, ...data };
     const changed = (Object.keys(data) as Array<keyof typeof data>).filter(
       (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
@@ -185,19 +192,19 @@ export async function editEntry(
 
 // Publishes an entry (staff): it shows on /changelog and in the feeds at once. Publishing a published entry
 // changes nothing.
-export function publishEntry(rt: Runtime, user: StaffActor, id: string): Promise<EditorEntry> {
-  return setStatus(rt, user, id, "published");
+export function publishEntry(db: Database, user: StaffActor, id: string): Promise<EditorEntry> {
+  return setStatus(db, user, id, "published");
 }
 
 // Unpublishes an entry (staff): back to a draft, gone from /changelog and the feeds at once.
-export function unpublishEntry(rt: Runtime, user: StaffActor, id: string): Promise<EditorEntry> {
-  return setStatus(rt, user, id, "draft");
+export function unpublishEntry(db: Database, user: StaffActor, id: string): Promise<EditorEntry> {
+  return setStatus(db, user, id, "draft");
 }
 
 // Promotes a planned (roadmap) item to released (staff): no longer planned, dated the given day or today (UTC).
 // Its status is unchanged (a draft stays a draft). 409 for an entry that is not planned.
 export async function promoteEntry(
-  rt: Runtime,
+  db: Database,
   user: StaffActor,
   id: string,
   input: unknown,
@@ -207,7 +214,7 @@ export async function promoteEntry(
     promoteChangelogInputSchema,
     input,
   );
-  return change(rt, async (tx) => {
+  return change(db, async (tx) => {
     const before = await lockEntry(tx, id);
     if (!before.isPlanned) throw new ConsoleError("CONSOLE_CHANGELOG_NOT_PLANNED");
     const slug = await reslug(tx, before, publishedOn, before.title);
@@ -221,13 +228,13 @@ export async function promoteEntry(
 }
 
 async function setStatus(
-  rt: Runtime,
+  db: Database,
   user: StaffActor,
   id: string,
   status: ChangelogEntry["status"],
 ): Promise<EditorEntry> {
   requireStaff(user);
-  return change(rt, async (tx) => {
+  return change(db, async (tx) => {
     const before = await lockEntry(tx, id);
     if (before.status === status) return { entry: before, history: await entryHistory(tx, id) };
     await tx.query(`update changelog_entries set status = $2, updated_at = now() where id = $1`, [
@@ -274,8 +281,7 @@ async function lockEntry(tx: Executor, id: string): Promise<ChangelogEntry> {
   return mustGet(tx, id);
 }
 
-function checkEndpoints(rt: Runtime, endpoints: string[], already: string[]): void {
-  const allowed = changelogEndpointPaths(rt);
+function checkEndpoints(allowed: readonly string[], endpoints: string[], already: string[]): void {
   const unknown = endpoints.find((p) => !allowed.includes(p) && !already.includes(p));
   if (unknown !== undefined) {
     throw new ConsoleError(
@@ -320,8 +326,7 @@ async function reslug(tx: Queryable, before: ChangelogEntry, publishedOn: string
 
 // Runs a change in a transaction; a slug taken by a concurrent writer between the check and the write (a unique
 // violation) runs it again, at most three times.
-async function change<T>(rt: Runtime, fn: (tx: Executor) => Promise<T>): Promise<T> {
-  const db = await rt.db();
+async function change<T>(db: Database, fn: (tx: Executor) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(fn);

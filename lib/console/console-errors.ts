@@ -26,7 +26,7 @@ export const CONSOLE_ERRORS = {
     error: "Conflict",
     message: "Only a planned (roadmap) entry can be promoted to released.",
   },
-  // Members (issue 26): the organization would be left without an owner.
+  // Members: the organization would be left without an owner.
   CONSOLE_LAST_OWNER: {
     status: 409,
     error: "Conflict",
@@ -43,7 +43,7 @@ export const CONSOLE_ERRORS = {
     error: "Gone",
     message: "This invitation link is no longer valid: ask for a new one.",
   },
-  // Accounts (issue 26): an organization that requires two-factor sign-in, refused to a member without it.
+  // Accounts: an organization that requires two-factor sign-in, refused to a member without it.
   CONSOLE_TWO_FACTOR_REQUIRED: {
     status: 403,
     error: "Forbidden",

@@ -5,12 +5,17 @@
 // headers. Web-standard: a test or any server calls the handler with a Request.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
+import type { Database } from "@/db/client";
+import type { CatalogContext } from "@/lib/catalog/context";
 import type { Config } from "@/lib/config";
+import type { KeyCache } from "@/lib/keys/cache";
 import { isUnavailableError } from "@/lib/public-api/api-errors";
 import { getRuntime, type Runtime } from "@/lib/runtime";
 import { authSecret } from "./auth-secret";
 import { ConsoleError } from "./console-errors";
 import { getConsoleUser, type ConsoleUser } from "./session";
+import { consoleState, signInAttempts, type ConsoleState, type SignInAttempts } from "./state";
+import type { WebhookQueue } from "./webhooks";
 
 // The header that carries the console's CSRF token on state-changing requests.
 export const CSRF_HEADER = "X-CSRF-Token";
@@ -71,25 +76,50 @@ export function consoleOrigin(config: Pick<Config, "baseUrl">, headers: Headers)
 // Refuses a state-changing request that is not from the console itself: its Origin must be the console's (the base
 // URL's, or the very address the request was sent to) and its X-CSRF-Token the session's token (SameSite=Lax
 // cookies alone leave same-site subdomains and old browsers open).
-export function checkCsrf(rt: Runtime, user: ConsoleUser, request: Request): void {
-  checkOrigin(rt, request);
+export function checkCsrf(config: Config, user: ConsoleUser, request: Request): void {
+  checkOrigin(config, request);
   const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? "");
-  const expected = Buffer.from(csrfTokenFor(rt.config, user.id, request.headers));
+  const expected = Buffer.from(csrfTokenFor(config, user.id, request.headers));
   if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
     throw new ConsoleError("CONSOLE_CSRF");
 }
 
 // Refuses a request whose Origin is not the console's (the base URL's, or the very address it was sent to).
-export function checkOrigin(rt: Runtime, request: Request): void {
+export function checkOrigin(config: Pick<Config, "baseUrl">, request: Request): void {
   const origin = request.headers.get("origin");
-  if (!origin || origin !== consoleOrigin(rt.config, request.headers)) {
+  if (!origin || origin !== consoleOrigin(config, request.headers)) {
     throw new ConsoleError("CONSOLE_CSRF", "Cross-origin request refused: the Origin is not the console's.");
   }
 }
 
-// What a console handler receives.
-export interface ConsoleContext<P> {
-  rt: Runtime;
+// What the console's routes use of the process: the database and the configuration, the console's state and its
+// counters of failed attempts, the key cache (a rolled or revoked key is forgotten at once), the webhooks' engine
+// and the catalog's context (a replay reads the feed's bounds).
+export interface ConsoleServices {
+  db: Database;
+  config: Config;
+  state: ConsoleState;
+  attempts: SignInAttempts;
+  keyCache: KeyCache;
+  webhooks: WebhookQueue;
+  catalog(): Promise<CatalogContext>;
+}
+
+// A runtime's console services, its database open.
+export async function consoleServices(rt: Runtime): Promise<ConsoleServices> {
+  return {
+    db: await rt.db(),
+    config: rt.config,
+    state: rt.part(consoleState),
+    attempts: signInAttempts(rt),
+    keyCache: rt.keyCache,
+    webhooks: rt.background.webhooks,
+    catalog: () => rt.catalog(),
+  };
+}
+
+// What a console handler receives: the services, the signed-in user, the route's parameters, the body, the request.
+export interface ConsoleContext<P> extends ConsoleServices {
   user: ConsoleUser;
   params: P;
   /** The parsed JSON body of a state-changing request ({} when empty). */
@@ -108,15 +138,15 @@ export function consoleRoute<P extends Record<string, string> = Record<string, n
       const rt = getRuntime();
       // The body first, bounded: a too large one is a 413 before the session is even read.
       const text = SAFE_METHODS.has(request.method) ? null : await readConsoleBody(request);
-      const user = await getConsoleUser(request.headers, rt);
+      const user = await getConsoleUser(request.headers, rt.config, () => rt.db());
       if (!user) throw new ConsoleError("CONSOLE_UNAUTHENTICATED");
       let body: unknown = {};
       if (text !== null) {
-        checkCsrf(rt, user, request);
+        checkCsrf(rt.config, user, request);
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      const out = await handler({ rt, user, params, body, request });
+      const out = await handler({ ...(await consoleServices(rt)), user, params, body, request });
       const res = out instanceof Response ? out : json(opts.status ?? 200, out);
       if (out instanceof Response) {
         res.headers.set("Cache-Control", "no-store");
@@ -142,11 +172,14 @@ export function openConsoleRoute<P extends Record<string, string> = Record<strin
       const text = SAFE_METHODS.has(request.method) ? null : await readConsoleBody(request);
       let body: unknown = {};
       if (text !== null) {
-        checkOrigin(rt, request);
+        checkOrigin(rt.config, request);
         body = parseJson(text.toString("utf8"));
       }
       const params = await context.params;
-      return json(opts.status ?? 200, await handler({ rt, params, body, request }));
+      return json(
+        opts.status ?? 200,
+        await handler({ ...(await consoleServices(rt)), params, body, request }),
+      );
     } catch (err) {
       return errorResponse(err);
     }

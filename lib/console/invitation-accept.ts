@@ -2,12 +2,11 @@
 // email, or with a new account for that email. A link is used once (one UPDATE that succeeds only while it is open);
 // joining and the audit event are in the same transaction.
 import { z } from "zod";
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { isoSql } from "@/db/schema";
 import { addMembership, createUser, findUserByEmail } from "@/db/users";
-import type { Runtime } from "@/lib/runtime";
 import { roleSchema, type Actor, type Role } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { forbidden, memberOf, type Clock } from "./member-access";
@@ -117,13 +116,13 @@ async function join(tx: Queryable, inv: Claimed, user: Actor, newAccount: boolea
 
 // Accepts an invitation as the signed-in user, whose email must be the invited one; they join with its role.
 export async function acceptInvitation(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   input: unknown,
   clock: Clock = {},
 ): Promise<{ org: string; role: Role }> {
   const { token: secret } = parseInput(acceptInputSchema, input);
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const inv = await claim(tx, secret, user.id, clock.now ?? new Date());
     if (inv.email !== user.email.toLowerCase()) {
       throw forbidden(
@@ -140,12 +139,12 @@ export async function acceptInvitation(
 // Accepts an invitation with a new account for the invited email (none may exist yet): name and password, then
 // membership with the invitation's role, in one transaction. The user then signs in at /console/sign-in.
 export async function registerWithInvitation(
-  rt: Runtime,
+  db: Database,
   input: unknown,
   clock: Clock = {},
 ): Promise<{ org: string; role: Role; email: string }> {
   const { token: secret, name, password } = parseInput(registerInputSchema, input);
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const inv = await claim(tx, secret, null, clock.now ?? new Date());
     const exists = () =>
       new ConsoleError(

@@ -4,11 +4,11 @@
 // invitee's side (the accept page, joining, a new account) is invitation-accept.ts.
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { ID_PREFIX, isoSql, newId } from "@/db/schema";
-import type { Runtime } from "@/lib/runtime";
+import type { Config } from "@/lib/config";
 import { roleSchema, type Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { mailInvitation, type SendMail } from "./mail";
@@ -84,7 +84,8 @@ export async function openInvitations(db: Queryable, orgId: string, now: Date): 
 // only (its SHA-256 is stored) and, when SMTP_URL is set, mailed too. `origin` is the console's address the link
 // points at.
 export async function inviteMember(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   input: unknown,
@@ -93,9 +94,7 @@ export async function inviteMember(
 ): Promise<CreatedInvitation> {
   const now = opts.now ?? new Date();
   const secret = randomBytes(32).toString("base64url");
-  const { invitation, orgName } = await (
-    await rt.db()
-  ).transaction(async (tx) => {
+  const { invitation, orgName } = await db.transaction(async (tx) => {
     const { org, role } = await lockedRole(tx, user, orgSlug, "admin");
     const wanted = parseInput(inviteInputSchema, input);
     if (!grantableRoles(role).includes(wanted.role))
@@ -136,7 +135,7 @@ export async function inviteMember(
   });
   const url = `${origin}${invitationPath(secret)}`;
   const mailed = await mailInvitation(
-    rt.config,
+    config,
     {
       to: invitation.email,
       orgName,
@@ -153,14 +152,14 @@ export async function inviteMember(
 // Revokes an open invitation (owners and admins): its link stops working at once. Revoking a revoked one changes
 // nothing; an accepted one is gone (remove the member instead).
 export async function revokeInvitation(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   invitationId: string,
   clock: Clock = {},
 ): Promise<Invitation> {
   const now = (clock.now ?? new Date()).toISOString();
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const { org } = await lockedRole(tx, user, orgSlug, "admin");
     const select = `select ${INVITATION_COLUMNS} from invitations i left join users u on u.id = i.created_by
                      where i.id = $1 and i.org_id = $3`;

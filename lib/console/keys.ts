@@ -4,7 +4,6 @@
 // whose validity changed, so that a revoked key (or one rolled with no grace) is refused at once here.
 import { z } from "zod";
 import { previewOn } from "@/lib/preview";
-import type { Executor } from "@/db/client";
 import type { Config } from "@/lib/config";
 import {
   createApiKey,
@@ -18,10 +17,11 @@ import {
   type CreatedApiKey,
   validateScopes,
 } from "@/lib/keys/store";
+import type { KeyCache } from "@/lib/keys/cache";
 import { READ_SCOPES, WRITE_SCOPE, type Scope } from "@/lib/keys/scopes";
-import type { Runtime } from "@/lib/runtime";
+import type { Database } from "@/db/client";
 import { canManage, requireRole, type Actor, type Membership } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 
 const HOUR = 3600;
@@ -96,11 +96,10 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
 
 // The organization's keys (every member may list them), with the user's membership there.
 export async function listOrgKeys(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
 ): Promise<Membership & { canManage: boolean; keys: ApiKeySummary[] }> {
-  const db = await rt.db();
   const membership = await requireRole(db, user, orgSlug, "member");
   return {
     ...membership,
@@ -112,16 +111,17 @@ export async function listOrgKeys(
 // Creates a key (owners and admins); the secret is in the answer only. products:write is granted only while the
 // write preview is on.
 export async function createOrgKey(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   input: unknown,
 ): Promise<CreatedApiKey> {
-  return inTransaction(rt, async (tx) => {
+  return db.transaction(async (tx) => {
     const { org } = await requireRole(tx, user, orgSlug, "admin");
     // Validated after the role check: who may not create learns nothing from the input's errors.
     const { name, scopes, expiresAt } = parseInput(createKeyInputSchema, input);
-    const allowWrite = previewOn("writes", rt.config);
+    const allowWrite = previewOn("writes", config);
     try {
       validateScopes(scopes, allowWrite);
     } catch (err) {
@@ -150,13 +150,14 @@ export async function createOrgKey(
 
 // Rolls a key (owners and admins): a new key with the same name and scopes; the old one works until the grace ends.
 export async function rollOrgKey(
-  rt: Runtime,
+  db: Database,
+  keyCache: KeyCache,
   user: Actor,
   orgSlug: string,
   keyId: string,
   input: unknown,
 ): Promise<RolledOrgKey> {
-  const rolled = await inTransaction(rt, async (tx) => {
+  const rolled = await db.transaction(async (tx) => {
     const { org } = await requireRole(tx, user, orgSlug, "admin");
     const { graceSeconds } = parseInput(rollKeyInputSchema, input);
     let r;
@@ -189,18 +190,19 @@ export async function rollOrgKey(
     return { key: r.created, previous: r.previous };
   });
   // The old key's expiry changed: this instance reads it again on its next use (at once refused with no grace).
-  rt.keyCache.forgetKeyId(keyId);
+  keyCache.forgetKeyId(keyId);
   return rolled;
 }
 
 // Revokes a key (owners and admins), effective at once on this instance; revoking a revoked key changes nothing.
 export async function revokeOrgKey(
-  rt: Runtime,
+  db: Database,
+  keyCache: KeyCache,
   user: Actor,
   orgSlug: string,
   keyId: string,
 ): Promise<ApiKeySummary> {
-  const revoked = await inTransaction(rt, async (tx) => {
+  const revoked = await db.transaction(async (tx) => {
     const { org } = await requireRole(tx, user, orgSlug, "admin");
     const before = await getApiKey(tx, org.id, keyId, true);
     if (!before) throw new ConsoleError("CONSOLE_NOT_FOUND", "No such API key in this organization.");
@@ -215,10 +217,6 @@ export async function revokeOrgKey(
     });
     return key;
   });
-  rt.keyCache.forgetKeyId(keyId);
+  keyCache.forgetKeyId(keyId);
   return revoked;
-}
-
-async function inTransaction<T>(rt: Runtime, fn: (tx: Executor) => Promise<T>): Promise<T> {
-  return (await rt.db()).transaction(fn);
 }

@@ -1,4 +1,4 @@
-// Mail from the console (issue 26): an invitation's link, sent through the SMTP server of SMTP_URL with nodemailer.
+// Mail from the console: an invitation's link, sent through the SMTP server of SMTP_URL with nodemailer.
 // No mail server is part of the product: without SMTP_URL nothing is mailed and nothing fails (the console shows the
 // link to copy). A mail that cannot be sent is logged and reported as not sent; the invitation stands.
 import type { Config } from "@/lib/config";

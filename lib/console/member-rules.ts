@@ -1,4 +1,4 @@
-// Who may do what to an organization's members (issue 26), one table for the server's checks (lib/console/members.ts)
+// Who may do what to an organization's members, one table for the server's checks (lib/console/members.ts)
 // and the members page's controls: owners grant any role and manage everyone, so they alone make or unmake owners;
 // admins grant member and admin and manage members and admins; members manage no one. Pure: no database, no server
 // module, so the page's client component imports it too.

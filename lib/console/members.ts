@@ -5,13 +5,12 @@
 // none), checks the role there, and records the audit event; removal ends the removed account's sessions at once.
 // Invitations are invitations.ts (managers) and invitation-accept.ts (invitees).
 import { z } from "zod";
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { endConsoleSessions } from "@/db/console-sessions";
 import { isoSql } from "@/db/schema";
 import { addMembership } from "@/db/users";
-import type { Runtime } from "@/lib/runtime";
 import { requireRole, roleSchema, type Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { invitationSchema, openInvitations } from "./invitations";
 import { forbidden, lockedRole, memberOf, memberSchema, type Clock, type Member } from "./member-access";
@@ -62,12 +61,11 @@ async function ownerCount(db: Queryable, orgId: string): Promise<number> {
 
 // The organization's members (every member) and, for owners and admins, its open invitations.
 export async function listOrgMembers(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   clock: Clock = {},
 ): Promise<MembersList> {
-  const db = await rt.db();
   const membership = await requireRole(db, user, orgSlug, "member");
   const manage = grantableRoles(membership.role).length > 0;
   const list = await members(db, membership.org.id);
@@ -95,13 +93,13 @@ async function keepAnOwner(tx: Queryable, orgId: string, target: Member, what: s
 // Changes a member's role (owners and admins; see mayManage and grantableRoles). Never the last owner's; a weaker
 // role ends the member's sessions (db/users.ts addMembership). The same role again changes nothing.
 export async function changeMemberRole(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   memberId: string,
   input: unknown,
 ): Promise<Member> {
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const { org, role } = await lockedRole(tx, user, orgSlug, "admin");
     const { role: wanted } = parseInput(roleChangeInputSchema, input);
     const target = await memberOf(tx, org.id, memberId);
@@ -125,12 +123,12 @@ export async function changeMemberRole(
 // Removes a member (owners and admins; admins not owners) and ends their console sessions at once. Never the last
 // owner; never oneself (that is leaving).
 export async function removeMember(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   memberId: string,
 ): Promise<Member> {
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const { org, role } = await lockedRole(tx, user, orgSlug, "admin");
     const target = await memberOf(tx, org.id, memberId);
     if (!target) throw new ConsoleError("CONSOLE_NOT_FOUND", "No such member in this organization.");
@@ -152,8 +150,8 @@ export async function removeMember(
 }
 
 // Leaves an organization (any member), unless one is its last owner.
-export async function leaveOrg(rt: Runtime, user: Actor, orgSlug: string): Promise<{ left: string }> {
-  return (await rt.db()).transaction(async (tx) => {
+export async function leaveOrg(db: Database, user: Actor, orgSlug: string): Promise<{ left: string }> {
+  return db.transaction(async (tx) => {
     const { org } = await lockedRole(tx, user, orgSlug, "member");
     const me = (await memberOf(tx, org.id, user.id))!;
     await keepAnOwner(tx, org.id, me, "You cannot leave");

@@ -2,12 +2,13 @@
 // SHA-256, each usable once in place of a code (two-factor-verify.ts).
 import "server-only";
 import { randomBytes } from "node:crypto";
-import type { Queryable } from "@/db/client";
-import type { Runtime } from "@/lib/runtime";
+import type { Database, Queryable } from "@/db/client";
+import type { Config } from "@/lib/config";
 import type { Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
+import type { SignInAttempts } from "./state";
 import { appCodeInputSchema, hashCode, normalizeCode } from "./two-factor-secret";
 import { countWrongAttempt, hasTwoFactor, refuseWhileLocked, verifySecondFactor } from "./two-factor-verify";
 
@@ -43,21 +44,20 @@ export const regenerateRecoveryCodesInputSchema = appCodeInputSchema;
 
 // New recovery codes (the old ones stop working), shown once; a current code of the app required. Audited.
 export async function regenerateRecoveryCodes(
-  rt: Runtime,
+  db: Database,
+  config: Config,
+  attempts: SignInAttempts,
   user: Actor,
   input: unknown,
   now: number = Date.now(),
 ): Promise<{ recoveryCodes: string[] }> {
   const { code } = parseInput(regenerateRecoveryCodesInputSchema, input);
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     if (!(await hasTwoFactor(tx, user.id)))
       throw new ConsoleError("CONSOLE_ACCOUNT_CONFLICT", "Two-factor sign-in is not on.");
-    refuseWhileLocked(rt, user.id);
-    if (
-      !/^\d{6}$/.test(normalizeCode(code)) ||
-      !(await verifySecondFactor(tx, rt.config, user.id, code, now))
-    ) {
-      await countWrongAttempt(rt, user.id);
+    refuseWhileLocked(attempts, user.id);
+    if (!/^\d{6}$/.test(normalizeCode(code)) || !(await verifySecondFactor(tx, config, user.id, code, now))) {
+      await countWrongAttempt(attempts, user.id);
       throw new ConsoleError("CONSOLE_WRONG_CODE", "Enter the current 6-digit code of your app.");
     }
     const recoveryCodes = await replaceRecoveryCodes(tx, user.id);

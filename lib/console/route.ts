@@ -6,6 +6,7 @@ import { Auth } from "@auth/core";
 import { authConfig } from "@/lib/console/auth";
 import { consoleOrigin, errorResponse, readConsoleBody } from "@/lib/console/http";
 import { getRuntime } from "@/lib/runtime";
+import { signInAttempts } from "@/lib/console/state";
 
 // Answers one /api/auth/* request (GET or POST).
 export async function handleAuth(request: Request): Promise<Response> {
@@ -26,7 +27,10 @@ export async function handleAuth(request: Request): Promise<Response> {
     headers: request.headers,
     body: body && new Uint8Array(body),
   });
-  const response = await Auth(rebased, authConfig(rt, rebased.headers));
+  const response = await Auth(
+    rebased,
+    authConfig({ config: rt.config, db: () => rt.db(), attempts: signInAttempts(rt) }, rebased.headers),
+  );
   const headers = new Headers(response.headers);
   for (const name of [...headers.keys()]) if (name.startsWith("access-control-")) headers.delete(name);
   headers.set("Cache-Control", "no-store");

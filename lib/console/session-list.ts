@@ -2,10 +2,9 @@
 // browser's marked) and "Sign out" of one of them. Both read and change only the signed-in account's own sessions:
 // another account's session id answers as an unknown one (404).
 import { z } from "zod";
-import type { Queryable } from "@/db/client";
+import type { Database, Queryable } from "@/db/client";
 import { endConsoleSession, liveConsoleSessions } from "@/db/console-sessions";
-import type { Runtime } from "@/lib/runtime";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import type { ConsoleUser } from "./session";
 import { browserName } from "./user-agent";
@@ -47,13 +46,12 @@ export async function listAccountSessions(db: Queryable, user: SessionOwner): Pr
 // request on). CONSOLE_NOT_FOUND for an id that is not a live session of this account. Audited
 // (account.session_signed_out, with the session's browser and address).
 export async function signOutSession(
-  rt: Runtime,
+  db: Database,
   user: SessionOwner,
   sessionId: string,
 ): Promise<{ signedOut: true; id: string }> {
   const gone = new ConsoleError("CONSOLE_NOT_FOUND", "No such session of your account: it may have ended.");
   if (!sessionIdSchema.safeParse(sessionId).success) throw gone;
-  const db = await rt.db();
   return db.transaction(async (tx) => {
     const session = (await listAccountSessions(tx, user)).find((s) => s.id === sessionId);
     if (!session || !(await endConsoleSession(tx, user.id, sessionId))) throw gone;

@@ -4,10 +4,10 @@
 // sign-in failure limiter.
 import "server-only";
 import type { Queryable } from "@/db/client";
-import type { Runtime } from "@/lib/runtime";
 import type { Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
+import type { SignInAttempts } from "./state";
 import { decryptSecret, hashCode, normalizeCode, totpStep, type SecretConfig } from "./two-factor-secret";
 
 // True when the account has two-factor sign-in on.
@@ -80,19 +80,19 @@ export async function auditRecoveryCodeUsed(db: Queryable, user: Actor): Promise
 const attemptKey = (userId: string) => `account-check:${userId}`;
 
 // Throws CONSOLE_TOO_MANY_ATTEMPTS while the account's checks are refused.
-export function refuseWhileLocked(rt: Runtime, userId: string, now: number = Date.now()): void {
-  const until = rt.signInBlocks.get(attemptKey(userId));
+export function refuseWhileLocked(attempts: SignInAttempts, userId: string, now: number = Date.now()): void {
+  const until = attempts.state.signInBlocks.get(attemptKey(userId));
   if (until !== undefined && until > now) throw new ConsoleError("CONSOLE_TOO_MANY_ATTEMPTS");
 }
 
 // Counts one wrong password or code of the account's settings; a full window locks its checks.
 export async function countWrongAttempt(
-  rt: Runtime,
+  attempts: SignInAttempts,
   userId: string,
   now: number = Date.now(),
 ): Promise<void> {
   const key = attemptKey(userId);
-  const r = await rt.limiters.signInFailureByAccount.limit(key);
+  const r = await attempts.limiters.signInFailureByAccount.limit(key);
   if (!r.success || r.remaining === 0)
-    rt.signInBlocks.set(key, r.reset > now ? r.reset : now + rt.config.SIGN_IN_FAILURE_WINDOW_SECONDS * 1000);
+    attempts.state.signInBlocks.set(key, r.reset > now ? r.reset : now + attempts.windowSeconds * 1000);
 }

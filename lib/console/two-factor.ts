@@ -6,15 +6,16 @@ import "server-only";
 import { Secret } from "otpauth";
 import QRCode from "qrcode";
 import { z } from "zod";
-import type { Executor, Queryable } from "@/db/client";
+import type { Database, Executor, Queryable } from "@/db/client";
 import { isoSql } from "@/db/schema";
 import { findUserById, verifyPassword } from "@/db/users";
-import type { Runtime } from "@/lib/runtime";
+import type { Config } from "@/lib/config";
 import { requireRole, type Actor } from "./access";
-import { recordAudit } from "./audit";
+import { recordAudit } from "@/lib/audit/record";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 import { replaceRecoveryCodes } from "./recovery-codes";
+import type { SignInAttempts } from "./state";
 import {
   appCodeInputSchema,
   encryptSecret,
@@ -67,8 +68,11 @@ async function accountOf(db: Queryable, userId: string) {
 
 // Starts a set-up (or starts it over): a new secret, kept encrypted and pending until confirmed with a code. Refused
 // when two-factor is already on, and for an account without a password (it signs in with its provider only).
-export async function startTwoFactorSetup(rt: Runtime, user: AccountActor): Promise<TwoFactorSetup> {
-  const db = await rt.db();
+export async function startTwoFactorSetup(
+  db: Database,
+  config: Config,
+  user: AccountActor,
+): Promise<TwoFactorSetup> {
   const account = await accountOf(db, user.id);
   if (!account.passwordHash)
     throw new ConsoleError(
@@ -83,7 +87,7 @@ export async function startTwoFactorSetup(rt: Runtime, user: AccountActor): Prom
      on conflict (user_id) do update set secret_encrypted = excluded.secret_encrypted, last_step = null,
        created_at = now()
      where user_two_factor.enabled_at is null`,
-    [user.id, encryptSecret(rt.config, user.id, secret)],
+    [user.id, encryptSecret(config, user.id, secret)],
   );
   const uri = totpOf(secret, account.email).toString();
   const qrSvg = await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
@@ -97,13 +101,14 @@ export type ConfirmTwoFactorInput = z.infer<typeof confirmTwoFactorInputSchema>;
 // Confirms the pending set-up with a code of its secret: two-factor is on, and the 10 recovery codes are returned
 // (shown once). Audited (account.two_factor_enabled).
 export async function confirmTwoFactor(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: AccountActor,
   input: unknown,
   now: number = Date.now(),
 ): Promise<{ enabled: true; recoveryCodes: string[] }> {
   const { code } = parseInput(confirmTwoFactorInputSchema, input);
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const [row] = await tx.query<{ secret: string; enabled: boolean }>(
       `select secret_encrypted as secret, enabled_at is not null as enabled from user_two_factor
         where user_id = $1 for update`,
@@ -111,7 +116,7 @@ export async function confirmTwoFactor(
     );
     if (!row) throw new ConsoleError("CONSOLE_ACCOUNT_CONFLICT", "Start the set-up first.");
     if (row.enabled) throw new ConsoleError("CONSOLE_ACCOUNT_CONFLICT", "Two-factor sign-in is already on.");
-    const step = totpStep(decryptSecret(rt.config, user.id, row.secret), normalizeCode(code), now);
+    const step = totpStep(decryptSecret(config, user.id, row.secret), normalizeCode(code), now);
     if (step === null) throw new ConsoleError("CONSOLE_WRONG_CODE");
     await tx.query(`update user_two_factor set enabled_at = $2, last_step = $3 where user_id = $1`, [
       user.id,
@@ -140,24 +145,26 @@ export type DisableTwoFactorInput = z.infer<typeof disableTwoFactorInputSchema>;
 
 // Turns two-factor off (password and a code required): the secret and the recovery codes are deleted. Audited.
 export async function disableTwoFactor(
-  rt: Runtime,
+  db: Database,
+  config: Config,
+  attempts: SignInAttempts,
   user: AccountActor,
   input: unknown,
   now: number = Date.now(),
 ): Promise<{ enabled: false }> {
   const { password, code } = parseInput(disableTwoFactorInputSchema, input);
-  return (await rt.db()).transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const account = await accountOf(tx, user.id);
     if (!(await hasTwoFactor(tx, user.id)))
       throw new ConsoleError("CONSOLE_ACCOUNT_CONFLICT", "Two-factor sign-in is not on.");
-    refuseWhileLocked(rt, user.id);
+    refuseWhileLocked(attempts, user.id);
     if (!(await verifyPassword(password, account.passwordHash))) {
-      await countWrongAttempt(rt, user.id);
+      await countWrongAttempt(attempts, user.id);
       throw new ConsoleError("CONSOLE_WRONG_PASSWORD");
     }
-    const factor = await verifySecondFactor(tx, rt.config, user.id, code, now);
+    const factor = await verifySecondFactor(tx, config, user.id, code, now);
     if (!factor) {
-      await countWrongAttempt(rt, user.id);
+      await countWrongAttempt(attempts, user.id);
       throw new ConsoleError("CONSOLE_WRONG_CODE");
     }
     await tx.query("delete from user_recovery_codes where user_id = $1", [user.id]);
@@ -180,12 +187,12 @@ export type OrgTwoFactorInput = z.infer<typeof orgTwoFactorInputSchema>;
 // An owner requires (or stops requiring) two-factor sign-in of the organization's members. To require it, the owner's
 // own session must meet it (two-factor on, or signed in through SSO). Audited when it changes.
 export async function setOrgTwoFactorRequired(
-  rt: Runtime,
+  db: Database,
   user: AccountActor,
   orgSlug: string,
   input: unknown,
 ): Promise<{ org: string; twoFactorRequired: boolean }> {
-  return (await rt.db()).transaction(async (tx: Executor) => {
+  return db.transaction(async (tx: Executor) => {
     const { org, role } = await requireRole(tx, user, orgSlug, "member");
     if (role !== "owner")
       throw new ConsoleError("CONSOLE_FORBIDDEN", "Only owners of this organization change this setting.");

@@ -4,7 +4,8 @@
 import "server-only";
 import { z } from "zod";
 import { listApiKeys } from "@/lib/keys/store";
-import type { Runtime } from "@/lib/runtime";
+import type { Database } from "@/db/client";
+import type { Config } from "@/lib/config";
 import {
   dayOf,
   listLogDrops,
@@ -99,8 +100,8 @@ export function searchObject(search: URLSearchParams): Record<string, string> {
   return Object.fromEntries(search.entries());
 }
 
-async function keyChoices(rt: Runtime, orgId: string): Promise<KeyChoice[]> {
-  const keys = await listApiKeys(await rt.db(), orgId);
+async function keyChoices(db: Database, orgId: string): Promise<KeyChoice[]> {
+  const keys = await listApiKeys(db, orgId);
   return keys.map((k) => ({ id: k.id, name: k.name, prefix: k.prefix, status: k.status }));
 }
 
@@ -118,16 +119,15 @@ function figures(p: UsagePoint): UsageFigures {
 
 // The organization's usage (owners and admins), per day and per hour, for all keys or one.
 export async function orgUsage(
-  rt: Runtime,
+  db: Database,
   user: Actor,
   orgSlug: string,
   input: unknown,
   now = Date.now(),
 ): Promise<OrgUsage> {
-  const db = await rt.db();
   const membership = await requireRole(db, user, orgSlug, "admin");
   const query = parseInput(usageQuerySchema, input);
-  const keys = await keyChoices(rt, membership.org.id);
+  const keys = await keyChoices(db, membership.org.id);
   const key = pickKey(keys, query.key);
   const from = windowStart(now, USAGE_DAYS);
   const opts = { since: from, keyId: key?.id };
@@ -178,16 +178,16 @@ export interface OrgRequests extends Membership {
 
 // A page of the organization's request log, newest first, filtered.
 export async function orgRequests(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   input: unknown,
   now = Date.now(),
 ): Promise<OrgRequests> {
-  const db = await rt.db();
   const membership = await requireRole(db, user, orgSlug, "admin");
   const filter = parseInput(requestsQuerySchema, input);
-  const keys = await keyChoices(rt, membership.org.id);
+  const keys = await keyChoices(db, membership.org.id);
   pickKey(keys, filter.key);
   const page = await listRequestLog(
     db,
@@ -211,9 +211,9 @@ export async function orgRequests(
     next: page.next,
     thisHour: drops.find((d) => d.hour === current) ?? null,
     drops,
-    enabled: rt.config.REQUEST_LOG_ENABLED,
-    maxPerOrg: rt.config.REQUEST_LOG_MAX_PER_ORG,
-    maxAgeDays: rt.config.REQUEST_LOG_MAX_AGE_DAYS,
-    maxPerSecond: rt.config.REQUEST_LOG_MAX_PER_SECOND,
+    enabled: config.REQUEST_LOG_ENABLED,
+    maxPerOrg: config.REQUEST_LOG_MAX_PER_ORG,
+    maxAgeDays: config.REQUEST_LOG_MAX_AGE_DAYS,
+    maxPerSecond: config.REQUEST_LOG_MAX_PER_SECOND,
   };
 }

@@ -1,13 +1,15 @@
-// The console's webhooks (issue 25, preview feature `webhooks`): every member of an organization reads its endpoints
+// The console's webhooks (preview feature `webhooks`): every member of an organization reads its endpoints
 // and their deliveries; owners and admins register, change, delete, roll a secret, send a test event, redeliver and
 // replay. Each action is checked here, on the server, in the transaction that makes it, and written to the audit log.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { Executor } from "@/db/client";
+import type { Database, Executor } from "@/db/client";
+import { recordAudit } from "@/lib/audit/record";
 import { feedState } from "@/lib/catalog/feed/changes";
+import type { CatalogContext } from "@/lib/catalog/context";
 import { previewOn } from "@/lib/preview";
-import type { Runtime } from "@/lib/runtime";
-import { settleAttempts, webhookId } from "@/lib/webhooks/engine";
+import type { Config } from "@/lib/config";
+import { settleAttempts, webhookId, type WebhookEngine } from "@/lib/webhooks/engine";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -25,7 +27,6 @@ import {
 } from "@/lib/webhooks/endpoints";
 import { checkWebhookUrl } from "@/lib/webhooks/outbound";
 import { canManage, requireRole, type Actor, type Membership } from "./access";
-import { recordAudit } from "./audit";
 import { ConsoleError } from "./console-errors";
 import { parseInput } from "./keys";
 
@@ -55,31 +56,27 @@ export interface TestEventResult {
   bodyStart: string;
 }
 
-async function inTransaction<T>(rt: Runtime, fn: (tx: Executor) => Promise<T>): Promise<T> {
-  return (await rt.db()).transaction(fn);
-}
+// What the console asks of the webhooks' engine: a test sent now, a delivery queued again, a dispatch pass woken.
+export type WebhookQueue = Pick<WebhookEngine, "send" | "jobs" | "redeliver" | "wake">;
 
 // The membership, checked: the preview is on (else nothing is there), the user a member, an owner or admin to manage.
 async function access(
-  rt: Runtime,
+  config: Config,
   db: Executor,
   user: Actor,
   orgSlug: string,
   manage: boolean,
 ): Promise<Membership> {
-  if (!previewOn("webhooks", rt.config)) throw new ConsoleError("CONSOLE_NOT_FOUND");
+  if (!previewOn("webhooks", config)) throw new ConsoleError("CONSOLE_NOT_FOUND");
   const membership = await requireRole(db, user, orgSlug, "member");
-  if (manage && !canManage(membership.role))
-    throw new ConsoleError(
-      "CONSOLE_FORBIDDEN",
-      "Only owners and admins of this organization manage its webhooks.",
-    );
+  const refusal = "Only owners and admins of this organization manage its webhooks.";
+  if (manage && !canManage(membership.role)) throw new ConsoleError("CONSOLE_FORBIDDEN", refusal);
   return membership;
 }
 
 // A URL checked as the endpoint's: https and a public address unless WEBHOOKS_ALLOW_PRIVATE_URLS (400 naming why).
-async function checkedUrl(rt: Runtime, url: string): Promise<string> {
-  const check = await checkWebhookUrl(url, { allowPrivate: rt.config.WEBHOOKS_ALLOW_PRIVATE_URLS });
+async function checkedUrl(config: Config, url: string): Promise<string> {
+  const check = await checkWebhookUrl(url, { allowPrivate: config.WEBHOOKS_ALLOW_PRIVATE_URLS });
   if (!check.ok) throw new ConsoleError("CONSOLE_INVALID", `url: ${check.reason}`);
   return check.url.toString();
 }
@@ -92,12 +89,12 @@ async function endpointOr404(db: Executor, orgId: string, id: string): Promise<W
 
 // The organization's endpoints (every member), with the user's membership and whether they may manage them.
 export async function listOrgWebhooks(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
 ): Promise<Membership & { canManage: boolean; endpoints: WebhookEndpoint[] }> {
-  const db = await rt.db();
-  const membership = await access(rt, db, user, orgSlug, false);
+  const membership = await access(config, db, user, orgSlug, false);
   return {
     ...membership,
     canManage: canManage(membership.role),
@@ -107,18 +104,18 @@ export async function listOrgWebhooks(
 
 // Registers an endpoint (owners and admins): its URL checked; the signing secret is in this answer only.
 export async function createOrgWebhook(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   input: unknown,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-  const db = await rt.db();
-  await access(rt, db, user, orgSlug, true);
+  await access(config, db, user, orgSlug, true);
   const parsed = parseInput(endpointInputSchema, input);
   // Resolved before the transaction (a DNS answer can take a while): the role is checked again inside it.
-  const url = await checkedUrl(rt, parsed.url);
-  return inTransaction(rt, async (tx) => {
-    const { org } = await access(rt, tx, user, orgSlug, true);
+  const url = await checkedUrl(config, parsed.url);
+  return db.transaction(async (tx) => {
+    const { org } = await access(config, tx, user, orgSlug, true);
     const created = await createEndpoint(tx, org.id, { ...parsed, url });
     await recordAudit(tx, {
       orgId: org.id,
@@ -133,18 +130,18 @@ export async function createOrgWebhook(
 
 // Changes an endpoint (owners and admins): a new URL is checked; switching it on again clears why it was off.
 export async function updateOrgWebhook(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   id: string,
   input: unknown,
 ): Promise<WebhookEndpoint> {
-  const db = await rt.db();
-  await access(rt, db, user, orgSlug, true);
+  await access(config, db, user, orgSlug, true);
   const patch = parseInput(endpointPatchSchema, input);
-  if (patch.url !== undefined) patch.url = await checkedUrl(rt, patch.url);
-  return inTransaction(rt, async (tx) => {
-    const { org } = await access(rt, tx, user, orgSlug, true);
+  if (patch.url !== undefined) patch.url = await checkedUrl(config, patch.url);
+  return db.transaction(async (tx) => {
+    const { org } = await access(config, tx, user, orgSlug, true);
     const updated = await updateEndpoint(tx, org.id, id, patch);
     if (!updated) throw new ConsoleError("CONSOLE_NOT_FOUND", "No such endpoint.");
     await recordAudit(tx, {
@@ -160,13 +157,14 @@ export async function updateOrgWebhook(
 
 // Deletes an endpoint (owners and admins) with its secrets and its log.
 export async function deleteOrgWebhook(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   id: string,
 ): Promise<{ deleted: true }> {
-  return inTransaction(rt, async (tx) => {
-    const { org } = await access(rt, tx, user, orgSlug, true);
+  return db.transaction(async (tx) => {
+    const { org } = await access(config, tx, user, orgSlug, true);
     const e = await endpointOr404(tx, org.id, id);
     await deleteEndpoint(tx, org.id, id);
     await recordAudit(tx, {
@@ -183,14 +181,15 @@ export async function deleteOrgWebhook(
 // Rolls the signing secret (owners and admins): the new one is in this answer only; the current ones keep signing
 // for the overlap (default 24 h).
 export async function rollOrgWebhookSecret(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   id: string,
   input: unknown,
 ): Promise<{ secret: string; previousExpireAt: string }> {
-  return inTransaction(rt, async (tx) => {
-    const { org } = await access(rt, tx, user, orgSlug, true);
+  return db.transaction(async (tx) => {
+    const { org } = await access(config, tx, user, orgSlug, true);
     const { overlapSeconds } = parseInput(rollSecretInputSchema, input);
     const rolled = await rollSecret(tx, org.id, id, overlapSeconds);
     if (!rolled) throw new ConsoleError("CONSOLE_NOT_FOUND", "No such endpoint.");
@@ -208,13 +207,14 @@ export async function rollOrgWebhookSecret(
 // Sends a test event now (owners and admins), signed like any other, its id `test_…`; logged as a delivery of its
 // own (redeliverable) and answered with what the endpoint said.
 export async function sendOrgWebhookTest(
-  rt: Runtime,
+  db: Database,
+  config: Config,
+  engine: WebhookQueue,
   user: Actor,
   orgSlug: string,
   id: string,
 ): Promise<TestEventResult> {
-  const db = await rt.db();
-  const { org } = await access(rt, db, user, orgSlug, true);
+  const { org } = await access(config, db, user, orgSlug, true);
   const e = await endpointOr404(db, org.id, id);
   const eventId = `test_${randomBytes(9).toString("base64url")}`;
   const body = JSON.stringify({
@@ -226,7 +226,7 @@ export async function sendOrgWebhookTest(
     item: null,
   });
   const deliveryId = webhookId("whd");
-  await inTransaction(rt, async (tx) => {
+  await db.transaction(async (tx) => {
     await tx.query(
       `insert into webhook_deliveries (id, endpoint_id, org_id, event_id, event_type, object_id, op, body)
        values ($1, $2, $3, $4, 'test', $4, 'test', $5)`,
@@ -240,8 +240,8 @@ export async function sendOrgWebhookTest(
       details: { eventId },
     });
   });
-  const o = await rt.webhooks.send(e.id, e.url, eventId, body);
-  await inTransaction(rt, (tx) =>
+  const o = await engine.send(e.id, e.url, eventId, body);
+  await db.transaction((tx) =>
     settleAttempts(tx, [{ deliveryId, endpointId: e.id, outcome: o, state: o.ok ? "delivered" : "failed" }]),
   );
   return {
@@ -256,14 +256,14 @@ export async function sendOrgWebhookTest(
 
 // The endpoint's deliveries (every member), newest first, filtered (state, event id, type) from the query string.
 export async function listOrgWebhookDeliveries(
-  rt: Runtime,
+  db: Database,
+  config: Config,
   user: Actor,
   orgSlug: string,
   id: string,
   search: URLSearchParams,
 ): Promise<{ endpoint: WebhookEndpoint; deliveries: WebhookDelivery[] }> {
-  const db = await rt.db();
-  const { org } = await access(rt, db, user, orgSlug, false);
+  const { org } = await access(config, db, user, orgSlug, false);
   const endpoint = await endpointOr404(db, org.id, id);
   const filter = parseInput(
     deliveryFilterSchema,
@@ -274,7 +274,9 @@ export async function listOrgWebhookDeliveries(
 
 // Sends one delivery again (owners and admins): queued now, with attempts and retries of its own.
 export async function redeliverOrgWebhook(
-  rt: Runtime,
+  db: Database,
+  config: Config,
+  engine: WebhookQueue,
   user: Actor,
   orgSlug: string,
   id: string,
@@ -282,13 +284,13 @@ export async function redeliverOrgWebhook(
 ): Promise<{ queued: true }> {
   // Refused before the job queue is started for it (a stranger's call starts nothing), then checked again with the
   // change.
-  await access(rt, await rt.db(), user, orgSlug, true);
-  await rt.webhooks.jobs();
-  return inTransaction(rt, async (tx) => {
-    const { org } = await access(rt, tx, user, orgSlug, true);
+  await access(config, db, user, orgSlug, true);
+  await engine.jobs();
+  return db.transaction(async (tx) => {
+    const { org } = await access(config, tx, user, orgSlug, true);
     if (!(await findDelivery(tx, org.id, id, deliveryId)))
       throw new ConsoleError("CONSOLE_NOT_FOUND", "No such delivery.");
-    await rt.webhooks.redeliver(tx, deliveryId);
+    await engine.redeliver(tx, deliveryId);
     await recordAudit(tx, {
       orgId: org.id,
       actor: user,
@@ -303,18 +305,20 @@ export async function redeliverOrgWebhook(
 // Replays an endpoint from a cursor of the feed (owners and admins): its events after it are delivered again, in
 // order per object; a cursor the feed no longer keeps, or not yet reached, is a 400.
 export async function replayOrgWebhook(
-  rt: Runtime,
+  db: Database,
+  config: Config,
+  engine: WebhookQueue,
+  catalog: CatalogContext,
   user: Actor,
   orgSlug: string,
   id: string,
   input: unknown,
 ): Promise<{ position: string }> {
   const { after } = parseInput(replayInputSchema, input);
-  const ctx = await rt.catalog();
-  return inTransaction(rt, async (tx) => {
-    const { org } = await access(rt, tx, user, orgSlug, true);
+  return db.transaction(async (tx) => {
+    const { org } = await access(config, tx, user, orgSlug, true);
     const e = await endpointOr404(tx, org.id, id);
-    const { head, floor } = await feedState({ ...ctx, db: tx }, org.id);
+    const { head, floor } = await feedState({ ...catalog, db: tx }, org.id);
     if (BigInt(after) < BigInt(floor) || BigInt(after) > BigInt(head))
       throw new ConsoleError("CONSOLE_INVALID", `after: a cursor of the feed between ${floor} and ${head}.`);
     await tx.query(
@@ -328,7 +332,7 @@ export async function replayOrgWebhook(
       targetId: id,
       details: { from: e.position, after },
     });
-    rt.webhooks.wake();
+    engine.wake();
     return { position: after };
   });
 }

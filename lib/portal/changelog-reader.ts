@@ -32,7 +32,7 @@ export interface ChangelogEntry {
   status: ChangelogStatus;
 }
 
-// An entry's state in the editor (issue 13).
+// An entry's state in the editor.
 export const CHANGELOG_STATUSES = ["draft", "published"] as const;
 export type ChangelogStatus = (typeof CHANGELOG_STATUSES)[number];
 

@@ -5,6 +5,7 @@ import { listChangelog, type ChangelogEntry } from "./changelog-reader";
 import { getGuides } from "./guides";
 import { inlineMarkdownToText, markdownToText, slugify } from "./markdown";
 import { getReferenceEndpoints } from "./reference";
+import { portalState } from "./state";
 import { databaseReachable } from "./unavailable";
 
 // One searchable section: a guide section, an endpoint or one of its parameters, a changelog entry.
@@ -31,7 +32,7 @@ function fold(text: string): string {
 // Every searchable section of the guides and the reference (built once per runtime from code: they change with a
 // deployment).
 export function searchIndex(): SearchDoc[] {
-  const cache = getRuntime().searchDocs;
+  const cache = getRuntime().part(portalState).searchDocs;
   if (cache.value) return cache.value;
   const docs: SearchDoc[] = [];
   for (const g of getGuides()) {

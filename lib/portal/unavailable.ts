@@ -4,6 +4,7 @@
 // No `server-only` and no next/* here: proxy.ts and the tests import it as plain code.
 import { UNAVAILABLE_RETRY_AFTER } from "@/lib/public-api/error-response";
 import { getRuntime } from "@/lib/runtime";
+import { portalState } from "./state";
 
 // Portal pages rendered from the database. The docs, the reference and search are built from the OpenAPI document
 // and the guides in code: they stay up while the database is down.
@@ -23,12 +24,12 @@ export const DOWN_FRESH_MS = 2_000;
 // A probe that has not answered by then counts as down (the driver's own connect and statement bounds come first).
 export const PROBE_TIMEOUT_MS = 5_000;
 
-// What is known is the runtime's `databaseHealth` (one state per process). The pages report nothing there: Next.js
-// may run the proxy apart from them, so the proxy probes for itself.
+// What is known is the portal's `databaseHealth` (lib/portal/state.ts, one per process). The pages report nothing
+// there: Next.js may run the proxy apart from them, so the proxy probes for itself.
 
 // Forgets what is known (tests).
 export function resetDatabaseHealth(): void {
-  const h = getRuntime().databaseHealth;
+  const h = getRuntime().part(portalState).databaseHealth;
   h.reachable = undefined;
   h.at = 0;
   h.probing = undefined;
@@ -57,7 +58,7 @@ export async function probeDatabase(): Promise<boolean> {
 }
 
 function startProbe(probe: () => Promise<boolean>, clock: () => number): Promise<boolean> {
-  const h = getRuntime().databaseHealth;
+  const h = getRuntime().part(portalState).databaseHealth;
   const current = (h.probing ??= probe()
     .catch(() => false)
     .then((answer) => {
@@ -77,7 +78,7 @@ export async function databaseReachable(
   probe: () => Promise<boolean> = probeDatabase,
   clock: () => number = Date.now,
 ): Promise<boolean> {
-  const h = getRuntime().databaseHealth;
+  const h = getRuntime().part(portalState).databaseHealth;
   const now = clock();
   if (h.reachable !== undefined && now - h.at < (h.reachable ? UP_FRESH_MS : DOWN_FRESH_MS))
     return h.reachable;

@@ -48,7 +48,7 @@ try {
   if (db.driver === "pglite")
     throw new Error("a worker process needs Postgres (DATABASE_URL): PGlite is the server's own");
   driver = db.driver;
-  await rt.webhooks.start();
+  await rt.background.webhooks.start();
 } catch (err) {
   console.error("webhooks worker: the engine did not start:", err);
   await rt.close().catch(() => undefined);
@@ -56,5 +56,5 @@ try {
 }
 console.log(
   `webhooks: delivering in a worker process (pid ${process.pid}, nice ${os.getPriority()}, queue on ${driver}, ` +
-    `${rt.webhooks.opts.concurrency} workers × ${rt.webhooks.opts.batchSize} attempts)`,
+    `${rt.background.webhooks.opts.concurrency} workers × ${rt.background.webhooks.opts.batchSize} attempts)`,
 );

@@ -2,7 +2,7 @@
 // last status and next attempt moved, a batch in one statement; and the endpoint switched off when a delivery's last
 // attempt failed.
 import type { Queryable } from "@/db/client";
-import { SYSTEM_ACTOR, recordAudit } from "@/lib/console/audit";
+import { SYSTEM_ACTOR, recordAudit } from "@/lib/audit/record";
 import type { AttemptOutcome } from "@/lib/webhooks/sender";
 
 // One attempt to settle. `retryInSeconds`: when a failed attempt is retried (the delivery stays pending); `tries`:

@@ -181,7 +181,7 @@ describe.each(["pglite", "pg"] as const)("products' documents on %s", (driver) =
 
   it("the runtime's refresher brings every organization up to its head", async () => {
     await applyChange(fx.db, fx.acme.orgId, { kind: "value", pick: 5, salt: 77 });
-    expect(await fx.runtime.documents.runOnce()).toBeGreaterThan(0);
+    expect(await fx.runtime.background.documents.runOnce()).toBeGreaterThan(0);
     const rows = await fx.db.query<{ slug: string; behind: boolean }>(
       `select o.slug, coalesce(m.mark, -1) < coalesce(h.head, 0) as behind
          from organizations o
@@ -196,7 +196,7 @@ describe.each(["pglite", "pg"] as const)("products' documents on %s", (driver) =
   // On Postgres: PGlite runs one statement at a time in this process, so no commit lands while a tick runs.
   if (driver === "pg")
     it("a tick steps an organization once it caught up with the head it read, however fast commits keep coming", async () => {
-      await fx.runtime.documents.runOnce();
+      await fx.runtime.background.documents.runOnce();
       let writing = true;
       let commits = 0;
       // Four writers committing without a pause (400 commits at most).
@@ -211,7 +211,7 @@ describe.each(["pglite", "pg"] as const)("products' documents on %s", (driver) =
       try {
         while (commits < 2) await new Promise((r) => setTimeout(r, 5));
         const before = commits;
-        const steps = await fx.runtime.documents.runOnce();
+        const steps = await fx.runtime.background.documents.runOnce();
         // The writer went on committing while the tick ran; the tick took one step, not one per commit it saw.
         expect(commits).toBeGreaterThan(before);
         expect(steps).toBe(1);
@@ -219,7 +219,7 @@ describe.each(["pglite", "pg"] as const)("products' documents on %s", (driver) =
         writing = false;
         await writer;
       }
-      await fx.runtime.documents.runOnce();
+      await fx.runtime.background.documents.runOnce();
       await expectSameAsFresh();
     });
 });

@@ -203,11 +203,11 @@ describe.each(["pglite", "pg"] as const)("accounts on %s", (driver) => {
       expect(await resetLinkEmail(fx.db, token, expiresAt - 1)).toBe(target.user.email);
       expect(await resetLinkEmail(fx.db, token, expiresAt)).toBeNull();
       await expect(
-        resetPassword(fx.runtime, { token, password: NEW_PASSWORD }, expiresAt + 1),
+        resetPassword(fx.db, { token, password: NEW_PASSWORD }, expiresAt + 1),
       ).rejects.toMatchObject({ code: "CONSOLE_RESET_LINK_INVALID", status: 410 });
       // Still unused: just before the end it works.
       await expect(
-        resetPassword(fx.runtime, { token, password: NEW_PASSWORD }, expiresAt - 1000),
+        resetPassword(fx.db, { token, password: NEW_PASSWORD }, expiresAt - 1000),
       ).resolves.toMatchObject({ reset: true, email: target.user.email });
     });
   });

@@ -8,10 +8,9 @@ import * as setupRoute from "@/app/api/console/account/two-factor/setup/route";
 import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
 import { addMembership, createUser, type User } from "@/db/users";
 import { csrfTokenFor } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
 import { TOTP_PARAMS } from "@/lib/console/two-factor-secret";
 import { setupApi, type ApiFixture } from "../support/api";
-import { authRequest, cookieHeader, csrf, storeCookies } from "../support/console";
+import { authRequest, consoleUserOf, cookieHeader, csrf, storeCookies } from "../support/console";
 
 export const PASSWORD = "correct horse battery";
 export const NEW_PASSWORD = "another good password";
@@ -93,7 +92,7 @@ export function accountsFixture(driver: "pglite" | "pg") {
     return { status: res.status, body: (await res.json()) as any, res };
   }
 
-  const me = async (cookie: string) => getConsoleUser(new Headers({ cookie }));
+  const me = async (cookie: string) => consoleUserOf(new Headers({ cookie }));
   const keys = (cookie: string, userId: string, org: Org = "acme") =>
     call(keysRoute.GET as Handler, `/api/console/orgs/${org}/keys`, {
       cookie,

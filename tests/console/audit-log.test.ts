@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as auditRoute from "@/app/api/console/orgs/[org]/audit/route";
 import * as csvRoute from "@/app/api/console/orgs/[org]/audit/csv/route";
 import { addMembership, createUser } from "@/db/users";
-import { csvCell, recordAudit } from "@/lib/console/audit";
+import { recordAudit } from "@/lib/audit/record";
+import { csvCell } from "@/lib/console/audit-log";
 import { setupApi, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";
 

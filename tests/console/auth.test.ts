@@ -6,10 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/db/users";
 import { ConfigError, loadConfig } from "@/lib/config";
 import { authSecret, authSecretPath, AuthSecretMissingError } from "@/lib/console/auth-secret";
-import { getConsoleUser } from "@/lib/console/session";
 import { runScript } from "../cli/run";
 import { setupApi, type ApiFixture } from "../support/api";
-import { cookieHeader, sessionCookieName, setCookieLine, signIn, signOut } from "../support/console";
+import {
+  consoleUserOf,
+  cookieHeader,
+  sessionCookieName,
+  setCookieLine,
+  signIn,
+  signOut,
+} from "../support/console";
 
 const PASSWORD = "correct horse battery";
 const LIMIT = 3;
@@ -50,7 +56,7 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
     expect(line).toMatch(/;\s*HttpOnly/i);
     expect(line).toMatch(/;\s*SameSite=Lax/i);
     expect(line).not.toMatch(/;\s*Secure/i); // http base URL
-    const me = await getConsoleUser(new Headers({ cookie }));
+    const me = await consoleUserOf(new Headers({ cookie }));
     expect(me).toEqual({
       id: user.id,
       email: user.email,
@@ -63,11 +69,11 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
   it("reads the user fresh from the database: a deleted account's session gives null", async () => {
     const user = await newUser();
     const { cookie } = await signIn(user.email, PASSWORD, from("10.0.0.2"));
-    expect((await getConsoleUser(new Headers({ cookie })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie })))?.id).toBe(user.id);
     await fx.db.query("update users set is_staff = true where id = $1", [user.id]);
-    expect((await getConsoleUser(new Headers({ cookie })))?.isStaff).toBe(true);
+    expect((await consoleUserOf(new Headers({ cookie })))?.isStaff).toBe(true);
     await fx.db.query("delete from users where id = $1", [user.id]);
-    expect(await getConsoleUser(new Headers({ cookie }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie }))).toBeNull();
   });
 
   it("answers an unknown email and a wrong password alike, without a session", async () => {
@@ -80,7 +86,7 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
         "http://api.test/console/sign-in?error=CredentialsSignin&code=credentials",
       );
       expect(setCookieLine(r.response, "session-token")).toBeUndefined();
-      expect(await getConsoleUser(new Headers({ cookie: r.cookie }))).toBeNull();
+      expect(await consoleUserOf(new Headers({ cookie: r.cookie }))).toBeNull();
     }
   });
 
@@ -112,11 +118,11 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
     // From those addresses the account is locked, the right password included, before any password check.
     const refused = await signIn(user.email.toUpperCase(), PASSWORD, from("10.0.3.1"));
     expect(refused.response.headers.get("location")).toMatch(/code=rate_limited$/);
-    expect(await getConsoleUser(new Headers({ cookie: refused.cookie }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: refused.cookie }))).toBeNull();
     // The owner, from an address without failures, signs in with the right password.
     const owner = await signIn(user.email, PASSWORD, from("10.0.3.100"));
     expect(owner.response.headers.get("location")).toBe("http://api.test/console");
-    expect((await getConsoleUser(new Headers({ cookie: owner.cookie })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie: owner.cookie })))?.id).toBe(user.id);
     // A new address gets one wrong guess at the locked account, then it is locked out of it too.
     const guess = await signIn(user.email, "wrong password!", from("10.0.3.101"));
     expect(guess.response.headers.get("location")).toMatch(/code=credentials$/);
@@ -136,7 +142,7 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
     expect(response.headers.get("location")).toBe("http://api.test/console/sign-in");
     expect(setCookieLine(response, sessionCookieName())).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/i);
     expect(jar.has(sessionCookieName())).toBe(false);
-    expect(await getConsoleUser(new Headers({ cookie: cookieHeader(jar) }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: cookieHeader(jar) }))).toBeNull();
   });
 
   it("gives null for a tampered, a foreign or a missing session cookie", async () => {
@@ -145,11 +151,11 @@ describe.each(["pglite", "pg"] as const)("console sign-in on %s", (driver) => {
     const name = sessionCookieName();
     const token = jar.get(name)!;
     const flipped = token.slice(0, 40) + (token[40] === "A" ? "B" : "A") + token.slice(41);
-    expect(await getConsoleUser(new Headers({ cookie: `${name}=${flipped}` }))).toBeNull();
-    expect(await getConsoleUser(new Headers({ cookie: `${name}=${token.slice(0, -4)}` }))).toBeNull();
-    expect(await getConsoleUser(new Headers({ cookie: `${name}=garbage` }))).toBeNull();
-    expect(await getConsoleUser(new Headers())).toBeNull();
-    expect((await getConsoleUser(new Headers({ cookie: `${name}=${token}` })))?.id).toBe(user.id);
+    expect(await consoleUserOf(new Headers({ cookie: `${name}=${flipped}` }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: `${name}=${token.slice(0, -4)}` }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: `${name}=garbage` }))).toBeNull();
+    expect(await consoleUserOf(new Headers())).toBeNull();
+    expect((await consoleUserOf(new Headers({ cookie: `${name}=${token}` })))?.id).toBe(user.id);
   });
 });
 

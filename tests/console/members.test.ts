@@ -623,18 +623,26 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     const actor = { id: owner.id, email: owner.email };
     const early = await person(null);
     const late = await person(null);
-    const a = await inviteMember(fx.runtime, actor, "acme", { email: early.email }, ORIGIN, {
+    const a = await inviteMember(fx.db, fx.config, actor, "acme", { email: early.email }, ORIGIN, {
       now: t0,
       send: null,
     });
-    const b = await inviteMember(fx.runtime, actor, "acme", { email: late.email }, ORIGIN, {
+    const b = await inviteMember(fx.db, fx.config, actor, "acme", { email: late.email }, ORIGIN, {
       now: t0,
       send: null,
     });
-    const c = await inviteMember(fx.runtime, actor, "acme", { email: `${unique("exp")}@x.test` }, ORIGIN, {
-      now: t0,
-      send: null,
-    });
+    const c = await inviteMember(
+      fx.db,
+      fx.config,
+      actor,
+      "acme",
+      { email: `${unique("exp")}@x.test` },
+      ORIGIN,
+      {
+        now: t0,
+        send: null,
+      },
+    );
     expect(a.invitation.expiresAt).toBe("2030-01-08T00:00:00.000Z");
     const secret = (url: string) => url.split("/").pop()!;
     const justBefore = new Date(t0.getTime() + INVITATION_TTL_MS - 1);
@@ -643,7 +651,7 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     expect((await viewInvitation(fx.db, secret(b.url), { now: atExpiry }))?.status).toBe("expired");
     await expect(
       acceptInvitation(
-        fx.runtime,
+        fx.db,
         { id: late.id, email: late.email },
         { token: secret(b.url) },
         { now: atExpiry },
@@ -651,14 +659,14 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     ).rejects.toMatchObject({ code: "CONSOLE_INVITATION_GONE", message: expect.stringMatching(/expired/) });
     await expect(
       registerWithInvitation(
-        fx.runtime,
+        fx.db,
         { token: secret(c.url), name: "Late", password: PASSWORD },
         { now: atExpiry },
       ),
     ).rejects.toMatchObject({ code: "CONSOLE_INVITATION_GONE" });
     expect(
       await acceptInvitation(
-        fx.runtime,
+        fx.db,
         { id: early.id, email: early.email },
         { token: secret(a.url) },
         {
@@ -671,7 +679,7 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     expect(listed.body.invitations.find((i: { id: string }) => i.id === b.invitation.id)?.status).toBe(
       "pending",
     );
-    const renewed = await inviteMember(fx.runtime, actor, "acme", { email: late.email }, ORIGIN, {
+    const renewed = await inviteMember(fx.db, fx.config, actor, "acme", { email: late.email }, ORIGIN, {
       now: atExpiry,
       send: null,
     });
@@ -689,7 +697,9 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     const sent: Mail[] = [];
     const send = vi.fn(async (m: Mail) => void sent.push(m));
     const email = `${unique("mail")}@x.test`;
-    const made = await inviteMember(fx.runtime, owner, "acme", { email, role: "admin" }, ORIGIN, { send });
+    const made = await inviteMember(fx.db, fx.config, owner, "acme", { email, role: "admin" }, ORIGIN, {
+      send,
+    });
     expect(made.mailed).toBe(true);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ to: email, from: "Public Catalog API <no-reply@api.test>" });
@@ -698,11 +708,19 @@ describe.each(["pglite", "pg"] as const)("console members on %s", (driver) => {
     expect(sent[0]!.text).toContain(" as admin ");
 
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
-    const failed = await inviteMember(fx.runtime, owner, "acme", { email: `${unique("f")}@x.test` }, ORIGIN, {
-      send: async () => {
-        throw new Error("connection refused");
+    const failed = await inviteMember(
+      fx.db,
+      fx.config,
+      owner,
+      "acme",
+      { email: `${unique("f")}@x.test` },
+      ORIGIN,
+      {
+        send: async () => {
+          throw new Error("connection refused");
+        },
       },
-    });
+    );
     expect(failed.mailed).toBe(false);
     expect(failed.invitation.status).toBe("pending");
     error.mockRestore();

@@ -4,10 +4,10 @@ import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as keysRoute from "@/app/api/console/orgs/[org]/keys/route";
 import { addMembership, createUser, type User } from "@/db/users";
-import { getConsoleUser } from "@/lib/console/session";
 import { setupApi, type ApiFixture } from "../support/api";
 import {
   authRequest,
+  consoleUserOf,
   cookieHeader,
   csrf,
   sessionCookieName,
@@ -77,7 +77,7 @@ describe.each(["pglite", "pg"] as const)("console sign-in with OpenID Connect on
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("http://api.test/console");
     expect(jar.has(sessionCookieName())).toBe(true);
-    const me = await getConsoleUser(new Headers({ cookie: cookieHeader(jar) }));
+    const me = await consoleUserOf(new Headers({ cookie: cookieHeader(jar) }));
     expect(me).toEqual({
       id: user.id,
       email: user.email,
@@ -122,7 +122,7 @@ describe.each(["pglite", "pg"] as const)("console sign-in with OpenID Connect on
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("http://api.test/console/sign-in?error=AccessDenied");
     expect(jar.has(sessionCookieName())).toBe(false);
-    expect(await getConsoleUser(new Headers({ cookie: cookieHeader(jar) }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: cookieHeader(jar) }))).toBeNull();
     const after = await fx.db.query<{ n: number }>("select count(*)::int as n from users");
     expect(after[0]!.n).toBe(before[0]!.n);
   });

@@ -10,11 +10,11 @@ import * as signOutEverywhereRoute from "@/app/api/console/sign-out-everywhere/r
 import { addMembership, createUser, setPassword } from "@/db/users";
 import { authSecret } from "@/lib/console/auth-secret";
 import { csrfTokenFor } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
 import { READ_SCOPES } from "@/lib/keys/scopes";
 import { setupApi, type ApiFixture } from "../support/api";
 import {
   authRequest,
+  consoleUserOf,
   cookieHeader,
   sessionCookieName,
   setCookieLine,
@@ -96,7 +96,7 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     await signOut(new Map(jar) as CookieJar);
     expect(await keys("GET", saved, user.id)).toBe(401);
     expect(await keys("POST", saved, user.id)).toBe(401);
-    expect(await getConsoleUser(new Headers({ cookie: saved }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: saved }))).toBeNull();
     const s = await session(saved);
     expect(s.body).toBeNull();
     expect(s.line).toMatch(cleared);
@@ -108,12 +108,12 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     const secondCopy = cookieHeader(second);
     await signOut(second);
     expect(await keys("GET", secondCopy, user.id)).toBe(401);
-    expect((await getConsoleUser(new Headers({ cookie: first })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie: first })))?.id).toBe(user.id);
     expect(await keys("GET", first, user.id)).toBe(200);
     expect(await keys("POST", first, user.id)).toBe(201);
     expect((await session(first)).body?.user?.id).toBe(user.id);
     const { cookie: third } = await login(user.email);
-    expect((await getConsoleUser(new Headers({ cookie: third })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie: third })))?.id).toBe(user.id);
     expect(await keys("GET", third, user.id)).toBe(200);
   });
 
@@ -125,7 +125,7 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
       secret: authSecret(fx.config),
       salt: name,
     });
-    expect(await getConsoleUser(new Headers({ cookie: `${name}=${old}` }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie: `${name}=${old}` }))).toBeNull();
     expect(await keys("GET", `${name}=${old}`, user.id)).toBe(401);
     expect((await session(`${name}=${old}`)).body).toBeNull();
   });
@@ -136,7 +136,7 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     await signOut(jar);
     const { cookie: fresh } = await login(user.email);
     await signOut(stale); // the saved copy of the ended session
-    expect((await getConsoleUser(new Headers({ cookie: fresh })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie: fresh })))?.id).toBe(user.id);
   });
 
   it("a password reset ends every earlier session", async () => {
@@ -145,7 +145,7 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     expect(await setPassword(fx.db, user.id, "another good password")).toBe(true);
     for (const c of [cookie, other]) {
       expect(await keys("POST", c, user.id)).toBe(401);
-      expect(await getConsoleUser(new Headers({ cookie: c }))).toBeNull();
+      expect(await consoleUserOf(new Headers({ cookie: c }))).toBeNull();
       expect((await session(c)).body).toBeNull();
     }
   });
@@ -154,9 +154,9 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     const { user, cookie } = await member("admin");
     await addMembership(fx.db, { userId: user.id, orgId: acmeId, role: "admin" });
     await addMembership(fx.db, { userId: user.id, orgId: acmeId, role: "owner" });
-    expect((await getConsoleUser(new Headers({ cookie })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie })))?.id).toBe(user.id);
     await addMembership(fx.db, { userId: user.id, orgId: acmeId, role: "member" });
-    expect(await getConsoleUser(new Headers({ cookie }))).toBeNull();
+    expect(await consoleUserOf(new Headers({ cookie }))).toBeNull();
     expect(await keys("GET", cookie, user.id)).toBe(401);
   });
 
@@ -175,13 +175,13 @@ describe.each(["pglite", "pg"] as const)("console sessions on %s", (driver) => {
     // Without the Origin and the session's CSRF token: 403, nothing ended.
     expect((await post({ origin: "http://evil.test" })).status).toBe(403);
     expect((await post({ origin: "http://api.test" })).status).toBe(403);
-    expect((await getConsoleUser(new Headers({ cookie: other })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie: other })))?.id).toBe(user.id);
     const csrf = csrfTokenFor(fx.config, user.id, new Headers({ cookie }));
     const res = await post({ origin: "http://api.test", "x-csrf-token": csrf });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ signedOut: true });
     for (const c of [cookie, other]) {
-      expect(await getConsoleUser(new Headers({ cookie: c }))).toBeNull();
+      expect(await consoleUserOf(new Headers({ cookie: c }))).toBeNull();
       expect((await session(c)).body).toBeNull();
     }
     const audit = await fx.db.query<{ action: string; actorId: string; orgId: string | null }>(

@@ -5,9 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/db/users";
 import { consoleOrigin } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
 import { setupApi, type ApiFixture } from "../support/api";
-import { signIn } from "../support/console";
+import { consoleUserOf, signIn } from "../support/console";
 
 const PASSWORD = "correct horse battery";
 const BASE = { baseUrl: "http://api.test" };
@@ -49,7 +48,7 @@ describe("sign-in at another address than PUBLIC_BASE_URL's", () => {
     );
     const ok = await signIn(user.email, PASSWORD, { headers });
     expect(ok.response.headers.get("location")).toBe("http://127.0.0.1:3000/console");
-    expect((await getConsoleUser(new Headers({ cookie: ok.cookie })))?.id).toBe(user.id);
+    expect((await consoleUserOf(new Headers({ cookie: ok.cookie })))?.id).toBe(user.id);
     // Through a proxy that rewrites the Host: the configured address, as before.
     const proxied = await signIn(user.email, PASSWORD, {
       headers: { host: "localhost:3000", origin: "https://public.example", "x-forwarded-for": "10.7.0.2" },

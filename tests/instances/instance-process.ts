@@ -1,7 +1,7 @@
 // One instance of the API in a process of its own, for tests/instances/two-instances.test.ts: the runtime is a
 // process singleton (lib/runtime.ts keeps it on globalThis and the pipeline reads it there), so two instances in one
 // process would share it. This process builds its runtime as the production server's (createRuntime from the
-// environment's configuration, retention on: key broadcast, change retention, documents' refresher and, with the
+// environment's configuration, background work on: key broadcast, change retention, documents' refresher and, with the
 // preview on, the webhooks' engine all start when the database opens), and serves /public/ as scripts/serve.mjs
 // does: the client's address from the socket, the front door, then the API's router on node:http with gzip
 // (lib/server/bundle-entry.ts' publicApiHost). Next.js and its pages are left out: nothing under /public/ reaches
@@ -26,7 +26,7 @@ const lookup: LookupFunction = (_host, options, callback) => {
   else callback(null, hookAddress, 4);
 };
 
-const rt = createRuntime(loadConfig(process.env), undefined, { retention: true, webhooks: { lookup } });
+const rt = createRuntime(loadConfig(process.env), undefined, { background: true, webhooks: { lookup } });
 setRuntime(rt);
 const api = publicApiHost();
 
@@ -46,7 +46,7 @@ const server = http.createServer(
 // (its worker is registered before the first one).
 await rt.db();
 const started = Date.now();
-while (previewOn("webhooks", rt.config) && rt.webhooks.passes === 0) {
+while (previewOn("webhooks", rt.config) && rt.background.webhooks.passes === 0) {
   if (Date.now() - started > 60_000) throw new Error("the webhooks' engine did not start within 60 s");
   await new Promise((r) => setTimeout(r, 20));
 }

@@ -197,7 +197,7 @@ describe.each(["pglite", "pg"] as const)("the mirror invariant on %s", (driver) 
     expect(bodies.length).toBeGreaterThan(0);
     source = apiSource(reader);
     // Every product's document built: the runs start with documents to serve.
-    expect(await fx.runtime.documents.runOnce()).toBeGreaterThan(0);
+    expect(await fx.runtime.background.documents.runOnce()).toBeGreaterThan(0);
   });
   afterAll(async () => {
     await fx?.close();
@@ -205,7 +205,7 @@ describe.each(["pglite", "pg"] as const)("the mirror invariant on %s", (driver) 
 
   async function write(step: Exclude<Step, { do: "client" }>): Promise<void> {
     if (step.do === "refresh") {
-      await fx.runtime.documents.runOnce();
+      await fx.runtime.background.documents.runOnce();
       return;
     }
     if (step.do === "sql") {

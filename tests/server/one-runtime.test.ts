@@ -64,7 +64,13 @@ describe("the API of npm start's bundle and the console of Next.js share one run
       password: "x".repeat(16),
     });
     await addMembership(fx.db, { userId: user.id, orgId: fx.acme.orgId, role: "owner" });
-    await revokeOrgKey(getRuntime(), { id: user.id, email: user.email }, "acme", id);
+    await revokeOrgKey(
+      await getRuntime().db(),
+      getRuntime().keyCache,
+      { id: user.id, email: user.email },
+      "acme",
+      id,
+    );
     const refused = await get("/public/v1/products?perPage=1", key);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { code: string }).code).toBe("PUBLIC_API_KEY_REVOKED");

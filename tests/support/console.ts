@@ -1,6 +1,13 @@
 // The console's sign-in flow in-process, through the real route handler of /api/auth/* (no browser, no server).
 import * as authRoute from "@/app/api/auth/[...auth]/route";
+import { getConsoleUser, type ConsoleUser } from "@/lib/console/session";
 import { getRuntime } from "@/lib/runtime";
+
+// The signed-in user of a request's headers, on the process's runtime (what the console's routes and pages read).
+export function consoleUserOf(headers: Headers): Promise<ConsoleUser | null> {
+  const rt = getRuntime();
+  return getConsoleUser(headers, rt.config, () => rt.db());
+}
 
 // A cookie jar: name → value, filled from Set-Cookie headers (an expired or emptied cookie is removed).
 export type CookieJar = Map<string, string>;

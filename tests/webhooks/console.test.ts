@@ -207,7 +207,7 @@ describe("console webhooks on pglite", () => {
     expect(d).toMatchObject({ eventId: failed.body.eventId, state: "failed", lastStatus: 500 });
     expect(d.log[0]).toMatchObject({ attempt: 1, ok: false, status: 500, bodyStart: "receiver exploded" });
     receiver.answer = (_g, res) => res.end("ok");
-    await rt.webhooks.start();
+    await rt.background.webhooks.start();
     const re = await act(redeliverRoute.POST as Handler, "POST", `/${id}/deliveries/${d.id}/redeliver`, {
       ...p,
       delivery: d.id,

@@ -1,13 +1,11 @@
-import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { OrgNav } from "@/components/console/org-nav";
 import { redirect } from "next/navigation";
 import { listMemberships, requireRole, type Actor } from "@/lib/console/access";
 import { ConsoleError } from "@/lib/console/console-errors";
 import type { Queryable } from "@/db/client";
-import { getConsoleUser } from "@/lib/console/session";
 import { previewOn } from "@/lib/preview";
-import { getRuntime } from "@/lib/runtime";
+import { optionalPageSession } from "../page-session";
 
 export const dynamic = "force-dynamic";
 
@@ -21,19 +19,18 @@ export default async function OrgLayout({
   params: Promise<{ org: string }>;
 }) {
   const { org: slug } = await params;
-  const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt).catch(() => null);
-  const member = user
-    ? (await listMemberships(await rt.db(), user.id)).some((m) => m.org.slug === slug)
+  const session = await optionalPageSession();
+  const member = session
+    ? (await listMemberships(session.db, session.user.id)).some((m) => m.org.slug === slug)
     : false;
-  if (!member) return children;
+  if (!session || !member) return children;
   // An organization that requires two-factor sign-in: a member whose session does not meet it is sent to set it up
   // (its routes refuse them with CONSOLE_TWO_FACTOR_REQUIRED; each page's own check throws the same).
-  if (await twoFactorMissing(await rt.db(), user!, slug))
+  if (await twoFactorMissing(session.db, session.user, slug))
     redirect(`/console/account?required=${encodeURIComponent(slug)}`);
   return (
     <>
-      <OrgNav slug={slug} webhooks={previewOn("webhooks", rt.config)} />
+      <OrgNav slug={slug} webhooks={previewOn("webhooks", session.config)} />
       {children}
     </>
   );

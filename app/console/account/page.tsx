@@ -1,6 +1,4 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { redirect } from "next/navigation";
 import { DataTable } from "@/components/data-table";
 import { OrgTwoFactorSetting } from "@/components/console/org-two-factor-setting";
 import { PasswordChangeForm } from "@/components/console/password-change-form";
@@ -8,9 +6,7 @@ import { PasswordResetButton } from "@/components/console/password-reset-button"
 import { SessionsList } from "@/components/console/sessions-list";
 import { TwoFactorManager } from "@/components/console/two-factor-manager";
 import { accountOverview } from "@/lib/console/account";
-import { csrfTokenFor } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
-import { getRuntime } from "@/lib/runtime";
+import { pageSession } from "../page-session";
 
 export const metadata: Metadata = { title: "Account" };
 export const dynamic = "force-dynamic";
@@ -25,12 +21,8 @@ export default async function AccountPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const rt = getRuntime();
-  const requestHeaders = await headers();
-  const user = await getConsoleUser(requestHeaders, rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent("/console/account")}`);
-  const account = await accountOverview(await rt.db(), user);
-  const csrfToken = csrfTokenFor(rt.config, user.id, requestHeaders);
+  const { db, user, csrfToken } = await pageSession("/console/account");
+  const account = await accountOverview(db, user);
   const requiredSlug = first((await searchParams).required);
   const requiring = account.requiringOrgs.find((o) => o.slug === requiredSlug);
   const missing = requiring && !account.twoFactor.enabled && !account.sso;

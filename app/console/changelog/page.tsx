@@ -1,12 +1,10 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
-import { notFound, redirect } from "next/navigation";
+import { notFound } from "next/navigation";
 import { formatChangelogDay } from "@/components/changelog-entry";
 import { listEditorEntries } from "@/lib/console/changelog-editor";
-import { getConsoleUser } from "@/lib/console/session";
-import { getRuntime } from "@/lib/runtime";
 import { DataTable } from "@/components/data-table";
+import { pageSession } from "../page-session";
 
 export const metadata: Metadata = { title: "Changelog" };
 export const dynamic = "force-dynamic";
@@ -14,11 +12,9 @@ export const dynamic = "force-dynamic";
 // The changelog editor's list (product team only; anyone else gets the 404 page): every entry, drafts included,
 // newest first, with its status, and "New entry".
 export default async function ChangelogListPage() {
-  const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent("/console/changelog")}`);
+  const { db, user } = await pageSession("/console/changelog");
   if (!user.isStaff) notFound();
-  const { entries } = await listEditorEntries(rt, user);
+  const { entries } = await listEditorEntries(db, user);
   return (
     <div className="docs-content">
       <h1>Changelog</h1>

@@ -1,9 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { headers } from "next/headers";
 import { SignInForm } from "@/components/console/sign-in-form";
-import { getConsoleUser } from "@/lib/console/session";
 import { getRuntime } from "@/lib/runtime";
+import { optionalPageSession } from "../page-session";
 
 export const metadata: Metadata = { title: "Sign in", robots: { index: false } };
 export const dynamic = "force-dynamic";
@@ -41,8 +40,8 @@ export default async function SignInPage({
   const callbackUrl = safeCallback(first(params.callbackUrl));
   const message = errorMessage(first(params.error), first(params.code));
   // Already signed in: straight on (a database that cannot answer just shows the form).
-  const user = message ? null : await getConsoleUser(await headers()).catch(() => null);
-  if (user) redirect(callbackUrl);
+  const session = message ? null : await optionalPageSession();
+  if (session) redirect(callbackUrl);
   const { config } = getRuntime();
   const sso = Boolean(
     config.AUTH_OIDC_ISSUER && config.AUTH_OIDC_CLIENT_ID && config.AUTH_OIDC_CLIENT_SECRET,

@@ -3,4 +3,4 @@ import { accountOverview } from "@/lib/console/account";
 import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute(async ({ rt, user }) => accountOverview(await rt.db(), user));
+export const GET = consoleRoute(({ db, user }) => accountOverview(db, user));

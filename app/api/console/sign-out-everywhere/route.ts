@@ -3,4 +3,4 @@ import { consoleRoute } from "@/lib/console/http";
 import { signOutEverywhere } from "@/lib/console/session";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user }) => signOutEverywhere(rt, user));
+export const POST = consoleRoute(({ db, user }) => signOutEverywhere(db, user));

@@ -1,14 +1,11 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
 import { listOrgAudit } from "@/lib/console/audit-log";
-import { AUDIT_ACTIONS, AUDIT_ACTION_FAMILIES, type AuditAction } from "@/lib/console/audit";
+import { AUDIT_ACTIONS, AUDIT_ACTION_FAMILIES, type AuditAction } from "@/lib/audit/record";
 import { ConsoleError } from "@/lib/console/console-errors";
-import { getConsoleUser } from "@/lib/console/session";
-import { getRuntime } from "@/lib/runtime";
+import { pageRead, pageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
@@ -78,19 +75,12 @@ export default async function AuditPage({
     const one = Array.isArray(v) ? v[0] : v;
     if (one !== undefined && one !== "") search.set(k, one);
   }
-  const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/audit`)}`);
+  const { db, user } = await pageSession(`/console/${slug}/audit`);
   let audit;
   let invalid: string | null = null;
   try {
-    audit = await listOrgAudit(rt, user, slug, search);
+    audit = await pageRead(listOrgAudit(db, user, slug, search), slug);
   } catch (err) {
-    if (err instanceof ConsoleError && err.status === 404) notFound();
-    // The organization requires two-factor sign-in and this session does not meet it (also on a client-side
-    // navigation, which does not run the layout's redirect again).
-    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED")
-      redirect(`/console/account?required=${encodeURIComponent(slug)}`);
     if (err instanceof ConsoleError && err.code === "CONSOLE_FORBIDDEN") {
       return (
         <div className="docs-content">
@@ -102,7 +92,7 @@ export default async function AuditPage({
     if (!(err instanceof ConsoleError && err.code === "CONSOLE_INVALID")) throw err;
     // A filter the log cannot take (a hand-edited address): said above the log's first page.
     invalid = err.message;
-    audit = await listOrgAudit(rt, user, slug);
+    audit = await listOrgAudit(db, user, slug);
   }
   const base = `/console/${encodeURIComponent(audit.org.slug)}/audit`;
   const filters = new URLSearchParams([...search].filter(([k]) => k !== "before" && !invalid));

@@ -1,13 +1,8 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
-import { notFound, redirect } from "next/navigation";
 import { MembersManager } from "@/components/console/members-manager";
-import { ConsoleError } from "@/lib/console/console-errors";
-import { csrfTokenFor } from "@/lib/console/http";
 import { listOrgMembers } from "@/lib/console/members";
-import { getConsoleUser } from "@/lib/console/session";
-import { getRuntime } from "@/lib/runtime";
+import { pageRead, pageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Members" };
 export const dynamic = "force-dynamic";
@@ -25,16 +20,8 @@ function whatYouMayDo(role: "owner" | "admin" | "member"): string {
 // admins (owners alone make or unmake owners); leave for anyone but the last owner.
 export default async function MembersPage({ params }: { params: Promise<{ org: string }> }) {
   const { org: slug } = await params;
-  const rt = getRuntime();
-  const requestHeaders = await headers();
-  const user = await getConsoleUser(requestHeaders, rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/members`)}`);
-  const listed = await listOrgMembers(rt, user, slug).catch((err: unknown) => {
-    if (err instanceof ConsoleError && err.status === 404) notFound();
-    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED")
-      redirect(`/console/account?required=${encodeURIComponent(slug)}`);
-    throw err;
-  });
+  const { db, config, user, csrfToken } = await pageSession(`/console/${slug}/members`);
+  const listed = await pageRead(listOrgMembers(db, user, slug), slug);
   return (
     <div className="docs-content">
       <h1>Members · {listed.org.name}</h1>
@@ -53,11 +40,7 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
           </>
         ) : null}
       </p>
-      <MembersManager
-        list={listed}
-        csrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)}
-        mailConfigured={Boolean(rt.config.SMTP_URL)}
-      />
+      <MembersManager list={listed} csrfToken={csrfToken} mailConfigured={Boolean(config.SMTP_URL)} />
     </div>
   );
 }

@@ -1,13 +1,10 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
 import { ConsoleError } from "@/lib/console/console-errors";
-import { getConsoleUser } from "@/lib/console/session";
 import { orgRequests, type RequestsQuery } from "@/lib/console/usage";
-import { getRuntime } from "@/lib/runtime";
+import { pageRead, pageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Request log" };
 export const dynamic = "force-dynamic";
@@ -33,18 +30,15 @@ export default async function RequestsPage({
 }) {
   const { org: slug } = await params;
   const sp = await searchParams;
-  const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/requests`)}`);
+  const { db, config, user } = await pageSession(`/console/${slug}/requests`);
   const raw: Record<string, string> = {};
   for (const f of FIELDS) if (typeof sp[f] === "string") raw[f] = sp[f];
   const base = `/console/${encodeURIComponent(slug)}/requests`;
   let log;
   let invalid: string | null = null;
   try {
-    log = await orgRequests(rt, user, slug, raw);
+    log = await pageRead(orgRequests(db, config, user, slug, raw), slug);
   } catch (err) {
-    if (err instanceof ConsoleError && err.status === 404) notFound();
     if (err instanceof ConsoleError && err.code === "CONSOLE_FORBIDDEN") {
       return (
         <div className="docs-content">
@@ -56,7 +50,7 @@ export default async function RequestsPage({
     if (!(err instanceof ConsoleError && err.code === "CONSOLE_INVALID")) throw err;
     // A filter that is not valid: said at the top, and the log shown without filters.
     invalid = err.message;
-    log = await orgRequests(rt, user, slug, {});
+    log = await orgRequests(db, config, user, slug, {});
   }
   const f: RequestsQuery = invalid ? {} : log.filter;
   const filtered = Boolean(f.key || f.status || f.path || f.requestId);

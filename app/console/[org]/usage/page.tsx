@@ -1,12 +1,9 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { UsageChart, type ChartSeries } from "@/components/console/usage-chart";
 import { ConsoleError } from "@/lib/console/console-errors";
-import { getConsoleUser } from "@/lib/console/session";
 import { USAGE_DAYS, orgUsage, type UsageFigures } from "@/lib/console/usage";
-import { getRuntime } from "@/lib/runtime";
+import { pageRead, pageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Usage" };
 export const dynamic = "force-dynamic";
@@ -42,16 +39,13 @@ export default async function UsagePage({
 }) {
   const { org: slug } = await params;
   const sp = await searchParams;
-  const rt = getRuntime();
-  const user = await getConsoleUser(await headers(), rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/usage`)}`);
+  const { db, user } = await pageSession(`/console/${slug}/usage`);
   const query: Record<string, string> = {};
   if (typeof sp.key === "string") query.key = sp.key;
   let usage;
   try {
-    usage = await orgUsage(rt, user, slug, query);
+    usage = await pageRead(orgUsage(db, user, slug, query), slug);
   } catch (err) {
-    if (err instanceof ConsoleError && err.status === 404) notFound();
     if (err instanceof ConsoleError && err.code === "CONSOLE_FORBIDDEN") {
       return (
         <div className="docs-content">

@@ -1,15 +1,10 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
-import { notFound, redirect } from "next/navigation";
 import Link from "next/link";
 import { MIRRORED } from "@/lib/catalog/resources/items";
-import { ConsoleError } from "@/lib/console/console-errors";
-import { csrfTokenFor } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
 import { listOrgWebhooks } from "@/lib/console/webhooks";
 import { WEBHOOK_OPS } from "@/lib/webhooks/endpoints";
-import { getRuntime } from "@/lib/runtime";
-import { WebhooksManager } from "./webhooks-manager";
+import { WebhooksManager } from "@/components/console/webhooks-manager";
+import { pageRead, pageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Webhooks" };
 export const dynamic = "force-dynamic";
@@ -18,18 +13,8 @@ export const dynamic = "force-dynamic";
 // register, change, roll a secret, test, redeliver and replay for owners and admins. Off: not found.
 export default async function WebhooksPage({ params }: { params: Promise<{ org: string }> }) {
   const { org: slug } = await params;
-  const rt = getRuntime();
-  const requestHeaders = await headers();
-  const user = await getConsoleUser(requestHeaders, rt);
-  if (!user) redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/${slug}/webhooks`)}`);
-  const listed = await listOrgWebhooks(rt, user, slug).catch((err: unknown) => {
-    if (err instanceof ConsoleError && err.status === 404) notFound();
-    // The organization requires two-factor sign-in and this session does not meet it (also on a client-side
-    // navigation, which does not run the layout's redirect again).
-    if (err instanceof ConsoleError && err.code === "CONSOLE_TWO_FACTOR_REQUIRED")
-      redirect(`/console/account?required=${encodeURIComponent(slug)}`);
-    throw err;
-  });
+  const { db, config, user, csrfToken } = await pageSession(`/console/${slug}/webhooks`);
+  const listed = await pageRead(listOrgWebhooks(db, config, user, slug), slug);
   const org = encodeURIComponent(listed.org.slug);
   return (
     <div className="docs-content">
@@ -51,7 +36,7 @@ export default async function WebhooksPage({ params }: { params: Promise<{ org: 
         org={listed.org.slug}
         endpoints={listed.endpoints}
         canManage={listed.canManage}
-        csrfToken={listed.canManage ? csrfTokenFor(rt.config, user.id, requestHeaders) : ""}
+        csrfToken={listed.canManage ? csrfToken : ""}
         types={[...MIRRORED]}
         ops={[...WEBHOOK_OPS]}
       />

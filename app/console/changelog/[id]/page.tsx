@@ -1,16 +1,12 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
-import { notFound, redirect } from "next/navigation";
+import { notFound } from "next/navigation";
 import { ChangelogEditor } from "@/components/console/changelog-editor";
 import { formatTime } from "@/components/console/format";
 import { DataTable } from "@/components/data-table";
 import { changelogEndpointPaths, getEditorEntry } from "@/lib/console/changelog-editor";
-import { ConsoleError } from "@/lib/console/console-errors";
-import { csrfTokenFor } from "@/lib/console/http";
-import { getConsoleUser } from "@/lib/console/session";
 import { CHANGE_TYPES } from "@/lib/portal/changelog-reader";
-import { getRuntime } from "@/lib/runtime";
+import { pageRead, pageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Changelog entry" };
 export const dynamic = "force-dynamic";
@@ -28,18 +24,10 @@ const ACTIONS: Record<string, string> = {
 // its history.
 export default async function ChangelogEntryPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const rt = getRuntime();
-  const requestHeaders = await headers();
-  const user = await getConsoleUser(requestHeaders, rt);
-  if (!user) {
-    redirect(`/console/sign-in?callbackUrl=${encodeURIComponent(`/console/changelog/${id}`)}`);
-  }
+  const { db, config, state, user, csrfToken } = await pageSession(`/console/changelog/${id}`);
   if (!user.isStaff) notFound();
-  const { entry, history } = await getEditorEntry(rt, user, id).catch((err: unknown) => {
-    if (err instanceof ConsoleError && err.status === 404) notFound();
-    throw err;
-  });
-  const paths = changelogEndpointPaths(rt);
+  const { entry, history } = await pageRead(getEditorEntry(db, user, id));
+  const paths = changelogEndpointPaths(config, state);
   return (
     <div className="docs-content console-wide">
       <p>
@@ -55,7 +43,7 @@ export default async function ChangelogEntryPage({ params }: { params: Promise<{
         entry={entry}
         endpoints={[...paths, ...entry.endpoints.filter((p) => !paths.includes(p))]}
         types={CHANGE_TYPES}
-        csrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)}
+        csrfToken={csrfToken}
         today={new Date().toISOString().slice(0, 10)}
       />
       <section className="console-section" aria-labelledby="history-title">

@@ -1,13 +1,11 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
 import Link from "next/link";
 import { InvitationAccept } from "@/components/console/invitation-accept";
-import { csrfTokenFor } from "@/lib/console/http";
 import { viewInvitation, type InvitationView } from "@/lib/console/invitation-accept";
 import { invitationPath } from "@/lib/console/invitations";
-import { getConsoleUser } from "@/lib/console/session";
 import { formatTime } from "@/components/console/format";
 import { getRuntime } from "@/lib/runtime";
+import { optionalPageSession } from "../../page-session";
 
 export const metadata: Metadata = { title: "Invitation", robots: { index: false }, referrer: "no-referrer" };
 export const dynamic = "force-dynamic";
@@ -37,11 +35,9 @@ function goneMessage(view: InvitationView | null): { title: string; text: string
 export default async function InvitationPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
   const rt = getRuntime();
-  const requestHeaders = await headers();
-  const [view, user] = await Promise.all([
-    viewInvitation(await rt.db(), token),
-    getConsoleUser(requestHeaders, rt).catch(() => null),
-  ]);
+  const [view, session] = await Promise.all([viewInvitation(await rt.db(), token), optionalPageSession()]);
+  const user = session?.user;
+  const csrfToken = session?.csrfToken ?? "";
   if (!view || view.status !== "pending") {
     const { title, text } = goneMessage(view);
     return (
@@ -79,12 +75,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
       <h1>Invitation to {view.org.name}</h1>
       {intro}
       {user ? (
-        <InvitationAccept
-          mode="join"
-          token={token}
-          orgName={view.org.name}
-          csrfToken={csrfTokenFor(rt.config, user.id, requestHeaders)}
-        />
+        <InvitationAccept mode="join" token={token} orgName={view.org.name} csrfToken={csrfToken} />
       ) : view.accountExists ? (
         <p>
           An account exists for {view.email}.{" "}

@@ -3,4 +3,4 @@ import { changePassword } from "@/lib/console/account";
 import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user, body }) => changePassword(rt, user, body));
+export const POST = consoleRoute(({ db, attempts, user, body }) => changePassword(db, attempts, user, body));

@@ -3,4 +3,4 @@ import { resetPassword } from "@/lib/console/account";
 import { openConsoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const POST = openConsoleRoute(({ rt, body }) => resetPassword(rt, body));
+export const POST = openConsoleRoute(({ db, body }) => resetPassword(db, body));

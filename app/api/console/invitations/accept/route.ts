@@ -3,4 +3,4 @@ import { consoleRoute } from "@/lib/console/http";
 import { acceptInvitation } from "@/lib/console/invitation-accept";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user, body }) => acceptInvitation(rt, user, body));
+export const POST = consoleRoute(({ db, user, body }) => acceptInvitation(db, user, body));

@@ -3,4 +3,4 @@ import { openConsoleRoute } from "@/lib/console/http";
 import { registerWithInvitation } from "@/lib/console/invitation-accept";
 
 export const dynamic = "force-dynamic";
-export const POST = openConsoleRoute(({ rt, body }) => registerWithInvitation(rt, body), { status: 201 });
+export const POST = openConsoleRoute(({ db, body }) => registerWithInvitation(db, body), { status: 201 });

@@ -3,4 +3,4 @@ import { consoleRoute } from "@/lib/console/http";
 import { confirmTwoFactor } from "@/lib/console/two-factor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user, body }) => confirmTwoFactor(rt, user, body));
+export const POST = consoleRoute(({ db, config, user, body }) => confirmTwoFactor(db, config, user, body));

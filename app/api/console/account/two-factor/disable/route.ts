@@ -3,4 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { disableTwoFactor } from "@/lib/console/two-factor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user, body }) => disableTwoFactor(rt, user, body));
+export const POST = consoleRoute(({ db, config, attempts, user, body }) =>
+  disableTwoFactor(db, config, attempts, user, body),
+);

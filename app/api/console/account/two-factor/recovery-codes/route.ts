@@ -3,4 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { regenerateRecoveryCodes } from "@/lib/console/recovery-codes";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user, body }) => regenerateRecoveryCodes(rt, user, body));
+export const POST = consoleRoute(({ db, config, attempts, user, body }) =>
+  regenerateRecoveryCodes(db, config, attempts, user, body),
+);

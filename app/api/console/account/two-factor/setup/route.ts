@@ -3,4 +3,4 @@ import { consoleRoute } from "@/lib/console/http";
 import { startTwoFactorSetup } from "@/lib/console/two-factor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute(({ rt, user }) => startTwoFactorSetup(rt, user));
+export const POST = consoleRoute(({ db, config, user }) => startTwoFactorSetup(db, config, user));

@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { promoteEntry } from "@/lib/console/changelog-editor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ id: string }>(({ rt, user, params, body }) =>
-  promoteEntry(rt, user, params.id, body),
+export const POST = consoleRoute<{ id: string }>(({ db, user, params, body }) =>
+  promoteEntry(db, user, params.id, body),
 );

@@ -3,4 +3,4 @@ import { consoleRoute } from "@/lib/console/http";
 import { publishEntry } from "@/lib/console/changelog-editor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ id: string }>(({ rt, user, params }) => publishEntry(rt, user, params.id));
+export const POST = consoleRoute<{ id: string }>(({ db, user, params }) => publishEntry(db, user, params.id));

@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { unpublishEntry } from "@/lib/console/changelog-editor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ id: string }>(({ rt, user, params }) =>
-  unpublishEntry(rt, user, params.id),
+export const POST = consoleRoute<{ id: string }>(({ db, user, params }) =>
+  unpublishEntry(db, user, params.id),
 );

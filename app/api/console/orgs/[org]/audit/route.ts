@@ -4,6 +4,6 @@ import { listOrgAudit } from "@/lib/console/audit-log";
 import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params, request }) =>
-  listOrgAudit(rt, user, params.org, new URL(request.url).searchParams),
+export const GET = consoleRoute<{ org: string }>(({ db, user, params, request }) =>
+  listOrgAudit(db, user, params.org, new URL(request.url).searchParams),
 );

@@ -3,8 +3,8 @@ import { consoleRoute } from "@/lib/console/http";
 import { createOrgKey, listOrgKeys } from "@/lib/console/keys";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params }) => listOrgKeys(rt, user, params.org));
+export const GET = consoleRoute<{ org: string }>(({ db, user, params }) => listOrgKeys(db, user, params.org));
 export const POST = consoleRoute<{ org: string }>(
-  ({ rt, user, params, body }) => createOrgKey(rt, user, params.org, body),
+  ({ db, config, user, params, body }) => createOrgKey(db, config, user, params.org, body),
   { status: 201 },
 );

@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { listOrgMembers } from "@/lib/console/members";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params }) =>
-  listOrgMembers(rt, user, params.org),
+export const GET = consoleRoute<{ org: string }>(({ db, user, params }) =>
+  listOrgMembers(db, user, params.org),
 );

@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { orgRequests, searchObject } from "@/lib/console/usage";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params, request }) =>
-  orgRequests(rt, user, params.org, searchObject(new URL(request.url).searchParams)),
+export const GET = consoleRoute<{ org: string }>(({ db, config, user, params, request }) =>
+  orgRequests(db, config, user, params.org, searchObject(new URL(request.url).searchParams)),
 );

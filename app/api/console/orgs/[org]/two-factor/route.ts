@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { setOrgTwoFactorRequired } from "@/lib/console/two-factor";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string }>(({ rt, user, params, body }) =>
-  setOrgTwoFactorRequired(rt, user, params.org, body),
+export const POST = consoleRoute<{ org: string }>(({ db, user, params, body }) =>
+  setOrgTwoFactorRequired(db, user, params.org, body),
 );

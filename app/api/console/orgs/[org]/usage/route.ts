@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { orgUsage, searchObject } from "@/lib/console/usage";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params, request }) =>
-  orgUsage(rt, user, params.org, searchObject(new URL(request.url).searchParams)),
+export const GET = consoleRoute<{ org: string }>(({ db, user, params, request }) =>
+  orgUsage(db, user, params.org, searchObject(new URL(request.url).searchParams)),
 );

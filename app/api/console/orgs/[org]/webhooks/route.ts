@@ -4,10 +4,10 @@ import { consoleRoute } from "@/lib/console/http";
 import { createOrgWebhook, listOrgWebhooks } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params }) =>
-  listOrgWebhooks(rt, user, params.org),
+export const GET = consoleRoute<{ org: string }>(({ db, config, user, params }) =>
+  listOrgWebhooks(db, config, user, params.org),
 );
 export const POST = consoleRoute<{ org: string }>(
-  ({ rt, user, params, body }) => createOrgWebhook(rt, user, params.org, body),
+  ({ db, config, user, params, body }) => createOrgWebhook(db, config, user, params.org, body),
   { status: 201 },
 );

@@ -4,6 +4,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { signOutSession } from "@/lib/console/session-list";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ id: string }>(({ rt, user, params }) =>
-  signOutSession(rt, user, params.id),
+export const POST = consoleRoute<{ id: string }>(({ db, user, params }) =>
+  signOutSession(db, user, params.id),
 );

@@ -3,6 +3,6 @@ import { orgAuditCsv } from "@/lib/console/audit-log";
 import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string }>(({ rt, user, params, request }) =>
-  orgAuditCsv(rt, user, params.org, new URL(request.url).searchParams),
+export const GET = consoleRoute<{ org: string }>(({ db, user, params, request }) =>
+  orgAuditCsv(db, user, params.org, new URL(request.url).searchParams),
 );

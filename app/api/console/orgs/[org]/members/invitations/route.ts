@@ -4,7 +4,7 @@ import { inviteMember } from "@/lib/console/invitations";
 
 export const dynamic = "force-dynamic";
 export const POST = consoleRoute<{ org: string }>(
-  ({ rt, user, params, body, request }) =>
-    inviteMember(rt, user, params.org, body, consoleOrigin(rt.config, request.headers)),
+  ({ db, config, user, params, body, request }) =>
+    inviteMember(db, config, user, params.org, body, consoleOrigin(config, request.headers)),
   { status: 201 },
 );

@@ -3,4 +3,4 @@ import { consoleRoute } from "@/lib/console/http";
 import { leaveOrg } from "@/lib/console/members";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string }>(({ rt, user, params }) => leaveOrg(rt, user, params.org));
+export const POST = consoleRoute<{ org: string }>(({ db, user, params }) => leaveOrg(db, user, params.org));

@@ -3,9 +3,9 @@ import { consoleRoute } from "@/lib/console/http";
 import { deleteOrgWebhook, updateOrgWebhook } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
-export const PATCH = consoleRoute<{ org: string; id: string }>(({ rt, user, params, body }) =>
-  updateOrgWebhook(rt, user, params.org, params.id, body),
+export const PATCH = consoleRoute<{ org: string; id: string }>(({ db, config, user, params, body }) =>
+  updateOrgWebhook(db, config, user, params.org, params.id, body),
 );
-export const DELETE = consoleRoute<{ org: string; id: string }>(({ rt, user, params }) =>
-  deleteOrgWebhook(rt, user, params.org, params.id),
+export const DELETE = consoleRoute<{ org: string; id: string }>(({ db, config, user, params }) =>
+  deleteOrgWebhook(db, config, user, params.org, params.id),
 );

@@ -4,6 +4,6 @@ import { rollOrgKey } from "@/lib/console/keys";
 
 export const dynamic = "force-dynamic";
 export const POST = consoleRoute<{ org: string; id: string }>(
-  ({ rt, user, params, body }) => rollOrgKey(rt, user, params.org, params.id, body),
+  ({ db, keyCache, user, params, body }) => rollOrgKey(db, keyCache, user, params.org, params.id, body),
   { status: 201 },
 );

@@ -4,6 +4,7 @@ import { consoleRoute } from "@/lib/console/http";
 
 export const dynamic = "force-dynamic";
 export const POST = consoleRoute<{ org: string; id: string }>(
-  ({ rt, user, params, request }) => issuePasswordReset(rt, user, params.org, params.id, request),
+  ({ db, config, user, params, request }) =>
+    issuePasswordReset(db, config, user, params.org, params.id, request),
   { status: 201 },
 );

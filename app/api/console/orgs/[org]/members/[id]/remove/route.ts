@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { removeMember } from "@/lib/console/members";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string; id: string }>(({ rt, user, params }) =>
-  removeMember(rt, user, params.org, params.id),
+export const POST = consoleRoute<{ org: string; id: string }>(({ db, user, params }) =>
+  removeMember(db, user, params.org, params.id),
 );

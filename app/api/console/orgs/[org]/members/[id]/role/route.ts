@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { changeMemberRole } from "@/lib/console/members";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string; id: string }>(({ rt, user, params, body }) =>
-  changeMemberRole(rt, user, params.org, params.id, body),
+export const POST = consoleRoute<{ org: string; id: string }>(({ db, user, params, body }) =>
+  changeMemberRole(db, user, params.org, params.id, body),
 );

@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { listOrgWebhookDeliveries } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
-export const GET = consoleRoute<{ org: string; id: string }>(({ rt, user, params, request }) =>
-  listOrgWebhookDeliveries(rt, user, params.org, params.id, new URL(request.url).searchParams),
+export const GET = consoleRoute<{ org: string; id: string }>(({ db, config, user, params, request }) =>
+  listOrgWebhookDeliveries(db, config, user, params.org, params.id, new URL(request.url).searchParams),
 );

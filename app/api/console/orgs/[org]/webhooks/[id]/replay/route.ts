@@ -4,6 +4,7 @@ import { replayOrgWebhook } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
 export const POST = consoleRoute<{ org: string; id: string }>(
-  ({ rt, user, params, body }) => replayOrgWebhook(rt, user, params.org, params.id, body),
+  async ({ db, config, webhooks, catalog, user, params, body }) =>
+    replayOrgWebhook(db, config, webhooks, await catalog(), user, params.org, params.id, body),
   { status: 202 },
 );

@@ -4,6 +4,6 @@ import { rollOrgWebhookSecret } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
 export const POST = consoleRoute<{ org: string; id: string }>(
-  ({ rt, user, params, body }) => rollOrgWebhookSecret(rt, user, params.org, params.id, body),
+  ({ db, config, user, params, body }) => rollOrgWebhookSecret(db, config, user, params.org, params.id, body),
   { status: 201 },
 );

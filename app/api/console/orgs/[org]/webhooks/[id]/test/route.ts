@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { sendOrgWebhookTest } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string; id: string }>(({ rt, user, params }) =>
-  sendOrgWebhookTest(rt, user, params.org, params.id),
+export const POST = consoleRoute<{ org: string; id: string }>(({ db, config, webhooks, user, params }) =>
+  sendOrgWebhookTest(db, config, webhooks, user, params.org, params.id),
 );

@@ -3,6 +3,6 @@ import { consoleRoute } from "@/lib/console/http";
 import { revokeInvitation } from "@/lib/console/invitations";
 
 export const dynamic = "force-dynamic";
-export const POST = consoleRoute<{ org: string; id: string }>(({ rt, user, params }) =>
-  revokeInvitation(rt, user, params.org, params.id),
+export const POST = consoleRoute<{ org: string; id: string }>(({ db, user, params }) =>
+  revokeInvitation(db, user, params.org, params.id),
 );

@@ -4,6 +4,7 @@ import { redeliverOrgWebhook } from "@/lib/console/webhooks";
 
 export const dynamic = "force-dynamic";
 export const POST = consoleRoute<{ org: string; id: string; delivery: string }>(
-  ({ rt, user, params }) => redeliverOrgWebhook(rt, user, params.org, params.id, params.delivery),
+  ({ db, config, webhooks, user, params }) =>
+    redeliverOrgWebhook(db, config, webhooks, user, params.org, params.id, params.delivery),
   { status: 202 },
 );
