@@ -19,10 +19,18 @@ export interface OpenApiOptions {
   preview?: readonly PreviewFeature[];
 }
 
-// An operation's part of the OpenAPI document: its operation object (under its path and method), and the schema
-// components it alone refers to.
+// A tag of the OpenAPI document: the group the portal's reference shows an operation in.
+export interface OpenApiTag {
+  name: string;
+  description: string;
+}
+
+// An operation's part of the OpenAPI document: its operation object (under its path and method), the tag it
+// introduces (listed in the document in the order operations first name it), and the schema components it alone
+// refers to.
 export interface OpenApiFragment {
   operation: Json;
+  tag?: OpenApiTag;
   components?: Record<string, Json>;
 }
 

@@ -2,7 +2,7 @@
 // (operations/index.ts) and the shared components, generated from the zod schemas that validate requests. With no
 // preview feature on it describes V1 only (the five lists); each feature adds its operations, marked preview.
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
-import type { OpenApiOptions } from "../operation";
+import type { OpenApiOptions, OpenApiTag } from "../operation";
 import { OPERATIONS } from "../operations";
 import { schemaComponents } from "./components";
 import type { Json } from "./json-schema";
@@ -11,16 +11,23 @@ import { webhooksSection } from "./webhooks";
 
 export type { OpenApiOptions } from "../operation";
 
+const WEBHOOKS_TAG: OpenApiTag = {
+  name: "Webhooks",
+  description: "The change feed pushed to your endpoints, signed (Standard Webhooks; preview).",
+};
+
 // The document for a base URL and the preview features switched on: each operation's fragment under its path and
 // method, in the order of OPERATIONS, and the components they add after the shared ones.
 export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = {}): Json {
   const on = (feature: string) => options.preview?.some((f) => f === feature) === true;
   const paths: Record<string, Json> = {};
   const added: Record<string, Json> = {};
+  const tags: OpenApiTag[] = [];
   for (const op of OPERATIONS) {
     if (!op.openapi || (op.preview !== undefined && !on(op.preview))) continue;
-    const { operation, components } = op.openapi(options);
+    const { operation, tag, components } = op.openapi(options);
     (paths[op.path] ??= {})[op.method.toLowerCase()] = operation;
+    if (tag && !tags.some((t) => t.name === tag.name)) tags.push(tag);
     Object.assign(added, components);
   }
   const writes = on("writes");
@@ -55,35 +62,8 @@ export function buildOpenApiDocument(baseUrl: string, options: OpenApiOptions = 
     },
     servers: [{ url: baseUrl, description: "This server" }],
     security: [{ bearerAuth: [] }],
-    tags: [
-      { name: "Products", description: "Products of the catalog." },
-      { name: "Families", description: "Product families and the attributes they expect." },
-      { name: "Attributes", description: "Configurable attributes." },
-      { name: "Categories", description: "Catalog classification: master and secondary trees." },
-      { name: "Media", description: "Publicly exposed images, videos and documents." },
-      ...(details
-        ? [{ name: "Channels", description: "Channels: how scopable values differ (preview)." }]
-        : []),
-      ...(changes
-        ? [
-            {
-              name: "Changes",
-              description: "The change feed: every change of the catalog, in order (preview).",
-            },
-          ]
-        : []),
-      ...(exporting
-        ? [{ name: "Export", description: "Whole resources as NDJSON from one snapshot (preview)." }]
-        : []),
-      ...(webhooks
-        ? [
-            {
-              name: "Webhooks",
-              description: "The change feed pushed to your endpoints, signed (Standard Webhooks; preview).",
-            },
-          ]
-        : []),
-    ],
+    // The operations' tags, then the webhooks' (a section of the document, not an operation).
+    tags: [...tags, ...(webhooks ? [WEBHOOKS_TAG] : [])],
     paths,
     ...(webhooks ? { webhooks: webhooksSection() } : {}),
     components: {

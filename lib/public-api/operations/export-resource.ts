@@ -64,7 +64,10 @@ export const exportResourceOperation = defineOperation({
   scope: (params) => exportScope(params.resource as Mirrored),
   query: exportQuery,
   preview: "export",
-  openapi: () => ({ operation: exportFragment() }),
+  openapi: () => ({
+    operation: exportFragment(),
+    tag: { name: "Export", description: "Whole resources as NDJSON from one snapshot (preview)." },
+  }),
   handler: exportAnswer,
 });
 

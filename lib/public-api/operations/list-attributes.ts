@@ -10,6 +10,7 @@ export const listAttributesOperation = listOperation({
   summary: "List attributes",
   description: "Returns the configurable attributes of the key's organization.",
   query: attributesQuery,
+  tag: { name: "Attributes", description: "Configurable attributes." },
   item: "Attribute",
   example: EXAMPLES.attributes,
   handler: ({ catalog, org, query }) => listAttributes(catalog, org.id, query),

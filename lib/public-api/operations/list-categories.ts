@@ -10,6 +10,7 @@ export const listCategoriesOperation = listOperation({
   summary: "List categories",
   description: "Returns the categories (master and secondary trees) of the key's organization.",
   query: categoriesQuery,
+  tag: { name: "Categories", description: "Catalog classification: master and secondary trees." },
   item: "Category",
   example: EXAMPLES.categories,
   handler: ({ catalog, org, query }) => listCategories(catalog, org.id, query),

@@ -62,7 +62,13 @@ export const listChangesOperation = defineOperation({
   scope: READ_SCOPES,
   query: changesQuery,
   preview: "changes",
-  openapi: () => ({ operation: changesFragment() }),
+  openapi: () => ({
+    operation: changesFragment(),
+    tag: {
+      name: "Changes",
+      description: "The change feed: every change of the catalog, in order (preview).",
+    },
+  }),
   handler: async ({ catalog, org, key, query, config, request, admission }) => {
     const q = { ...query, types: typesOf(key.scopes, query.types) };
     if (q.wait === 0 || !catalog.signals) return readChanges(catalog, org, q, config.baseUrl);

@@ -15,6 +15,7 @@ export const listChannelsOperation = listOperation({
   description:
     "Returns the channels of the key's organization: the ids `channelId` takes. Readable with any read scope.",
   query: channelsQuery,
+  tag: { name: "Channels", description: "Channels: how scopable values differ (preview)." },
   item: "Channel",
   example: CHANNEL_EXAMPLE,
   preview: { feature: "details", note: DETAILS_NOTE },

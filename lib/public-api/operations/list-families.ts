@@ -10,6 +10,7 @@ export const listFamiliesOperation = listOperation({
   summary: "List families",
   description: "Returns the product families of the key's organization.",
   query: familiesQuery,
+  tag: { name: "Families", description: "Product families and the attributes they expect." },
   item: "Family",
   example: EXAMPLES.families,
   handler: ({ catalog, org, query }) => listFamilies(catalog, org.id, query),

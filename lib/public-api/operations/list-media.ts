@@ -10,6 +10,7 @@ export const listMediaOperation = listOperation({
   summary: "List media",
   description: "Returns the public media of the key's organization, with absolute file and thumbnail URLs.",
   query: mediaQuery,
+  tag: { name: "Media", description: "Publicly exposed images, videos and documents." },
   item: "Media",
   example: EXAMPLES.media,
   handler: ({ catalog, org, query, config }) => listMedia(catalog, org, query, config.baseUrl),

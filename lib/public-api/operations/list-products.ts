@@ -11,6 +11,7 @@ export const listProductsOperation = listOperation({
   description:
     "Returns the products of the key's organization. Filter by family or category; read channel-specific names with `channelId`.",
   query: productsQuery,
+  tag: { name: "Products", description: "Products of the catalog." },
   item: "Product",
   example: EXAMPLES.products,
   handler: ({ catalog, org, query }) => listProducts(catalog, org.id, query),

@@ -4,7 +4,7 @@
 import type { CatalogResource } from "@/lib/catalog/list/count-cache";
 import type { QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { ReadScope } from "@/lib/keys/scopes";
-import { defineOperation, type KeyedOperation } from "../operation";
+import { defineOperation, type KeyedOperation, type OpenApiTag } from "../operation";
 import type { Json } from "../openapi/json-schema";
 import {
   CONDITIONAL_HEADERS,
@@ -28,8 +28,12 @@ export interface ListSpec<Q, P extends string> {
   summary: string;
   description: string;
   query: QueryDef<Q>;
+  /** The tag it introduces: its resource's group in the reference. */
+  tag: OpenApiTag;
   /** The name of its item's schema component, and an example item. */
   item: string;
+  /** Schema components it alone refers to (a new resource's item schema); the shared ones are the document's. */
+  components?: Record<string, Json>;
   example: Json;
   /** The preview feature it belongs to (its summary and description say so); absent, V1. */
   preview?: { feature: "details"; note: string };
@@ -50,7 +54,7 @@ export function listOperation<Q, const P extends `/public/v1/${string}`>(
     query: spec.query,
     conditional: [spec.name],
     preview: spec.preview?.feature,
-    openapi: () => ({ operation: listFragment(spec) }),
+    openapi: () => ({ operation: listFragment(spec), tag: spec.tag, components: spec.components }),
     handler: spec.handler,
   });
   return { ...op, scope: spec.scope };
@@ -67,7 +71,7 @@ function listFragment<Q>(e: ListSpec<Q, string>): Json {
     description: e.preview
       ? `${e.description}\n\n${e.preview.note}\n\nRequired scope: ${scopeText(e.scope)}.`
       : `${e.description}\n\nRequired scope: ${scopeText(e.scope)}.`,
-    tags: [itemName === "Media" ? "Media" : `${itemName[0]}${itemName.slice(1)}s`.replace("ys", "ies")],
+    tags: [e.tag.name],
     security: [{ bearerAuth: scopes }],
     "x-required-scope": typeof e.scope === "string" ? e.scope : scopes,
     parameters: params,
