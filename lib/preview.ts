@@ -1,5 +1,3 @@
-import type { Config } from "@/lib/config";
-
 // The preview features (docs/design.md, Preview features) built so far, in the order every list of them follows. Each
 // is off by default: V1 is what the contract publishes, byte for byte; PUBLIC_API_PREVIEW turns features on by name.
 export const PREVIEW_FEATURES = ["writes", "details", "changes", "export", "webhooks"] as const;
@@ -50,6 +48,9 @@ export function withNeeds(named: readonly PreviewFeature[]): PreviewFeature[] {
 }
 
 // Whether a preview feature is switched on.
-export function previewOn(feature: PreviewFeature, config: Pick<Config, "preview">): boolean {
+export function previewOn(
+  feature: PreviewFeature,
+  config: { readonly preview: readonly PreviewFeature[] },
+): boolean {
   return config.preview.includes(feature);
 }

@@ -1,6 +1,17 @@
 import { useState } from "react";
-import type { TryItParam } from "./params-form";
 import { fetchAnswer, type Answer } from "./request";
+
+// What the try-it form needs to know of one parameter (serialisable from the server).
+export interface TryItParam {
+  name: string;
+  type: string;
+  description: string;
+  allowed?: string[];
+  array: boolean;
+  boolean: boolean;
+  example?: string;
+  defaultValue?: string;
+}
 
 // The values of the parameters form: text and boolean fields by name, and the ticked values of list parameters.
 export interface TryItParamValues {

@@ -4,12 +4,12 @@ import { useId, useRef, useState, type FormEvent } from "react";
 import { expandPath } from "@/lib/portal/code-samples";
 import { ConditionalFieldset, useIfNoneMatch } from "./conditional-field";
 import { CurlPreview } from "./curl-preview";
-import { useParamValues, useTryItRequest } from "./hooks";
+import { useParamValues, useTryItRequest, type TryItParam } from "./hooks";
 import { KeyField, takeKey } from "./key-field";
-import { ParamsFieldset, PathParamsFieldset, type TryItParam } from "./params-form";
+import { ParamsFieldset, PathParamsFieldset } from "./params-form";
 import { ResponseView } from "./response-view";
 
-export type { TryItParam } from "./params-form";
+export type { TryItParam } from "./hooks";
 
 // The try-it form of one endpoint: path parameters (required, percent-encoded into the path), query parameters, a
 // key kept in session storage only, If-None-Match when the endpoint answers conditionally, a real same-origin request

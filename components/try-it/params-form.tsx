@@ -1,16 +1,4 @@
-import type { TryItParamValues } from "./hooks";
-
-// What the try-it form needs to know of one parameter (serialisable from the server).
-export interface TryItParam {
-  name: string;
-  type: string;
-  description: string;
-  allowed?: string[];
-  array: boolean;
-  boolean: boolean;
-  example?: string;
-  defaultValue?: string;
-}
+import type { TryItParam, TryItParamValues } from "./hooks";
 
 // The query parameters of the form, in the endpoint's order (ids derive from the form's id).
 export function ParamsFieldset({

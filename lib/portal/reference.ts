@@ -3,7 +3,7 @@ import { getConfig } from "@/lib/config";
 import { buildOpenApiDocument } from "@/lib/public-api/openapi/document";
 import { getRuntime } from "@/lib/runtime";
 import { endpointsFromDocument, webhooksFromDocument } from "./reference/endpoints";
-import { portalState } from "./state";
+import { portalState, type ReferenceDocument } from "./state";
 import type { Json, RefEndpoint, RefWebhook } from "./reference/types";
 
 export { endpointsFromDocument, webhooksFromDocument } from "./reference/endpoints";
@@ -21,14 +21,6 @@ export type {
   RefWebhook,
   RefWriteOperation,
 } from "./reference/types";
-
-// The reference as built for one configuration (`key`: write preview and base URL): the OpenAPI document and the
-// endpoints read from it. The portal's state keeps the last one built (PortalState.reference).
-export interface ReferenceDocument {
-  key: string;
-  doc: Json;
-  endpoints: RefEndpoint[];
-}
 
 // The reference of the current configuration: the portal's, rebuilt when the base URL or the write-preview switch
 // has changed.

@@ -5,16 +5,8 @@ import { listChangelog, type ChangelogEntry } from "./changelog-reader";
 import { getGuides } from "./guides";
 import { inlineMarkdownToText, markdownToText, slugify } from "./markdown";
 import { getReferenceEndpoints } from "./reference";
-import { portalState } from "./state";
+import { portalState, type SearchDoc } from "./state";
 import { databaseReachable } from "./unavailable";
-
-// One searchable section: a guide section, an endpoint or one of its parameters, a changelog entry.
-export interface SearchDoc {
-  title: string;
-  url: string;
-  kind: "Guide" | "Reference" | "Changelog";
-  text: string;
-}
 
 // One search hit with a short excerpt around the first match.
 export interface SearchHit extends SearchDoc {

@@ -1,8 +1,24 @@
 // The portal's part of the runtime: its reference and search index, built on first use and kept, and what it last
 // saw of its database.
 import { definePart, type CacheSlot } from "@/lib/runtime";
-import type { ReferenceDocument } from "./reference";
-import type { SearchDoc } from "./search";
+import type { Json, RefEndpoint } from "./reference/types";
+
+// The reference as built for one configuration (`key`: write preview and base URL): the OpenAPI document and the
+// endpoints read from it (lib/portal/reference.ts).
+export interface ReferenceDocument {
+  key: string;
+  doc: Json;
+  endpoints: RefEndpoint[];
+}
+
+// One searchable section: a guide section, an endpoint or one of its parameters, a changelog entry
+// (lib/portal/search.ts).
+export interface SearchDoc {
+  title: string;
+  url: string;
+  kind: "Guide" | "Reference" | "Changelog";
+  text: string;
+}
 
 // What the portal last saw of its database (a read's outcome or a probe), and the probe under way, if any.
 export interface DatabaseHealth {

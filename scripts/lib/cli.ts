@@ -1,5 +1,4 @@
 import { ConfigError } from "../../lib/config";
-import { DatabaseBusyError } from "./database";
 
 // A command line that cannot be understood: the message is printed with a hint, and the exit code is 2.
 export class UsageError extends Error {
@@ -40,7 +39,7 @@ export async function runCli(main: () => Promise<void>, usage: string | CliMessa
     if (err instanceof UsageError) {
       console.error(messages.usage(err.message));
       code = 2;
-    } else if (err instanceof ConfigError || err instanceof DatabaseBusyError || err instanceof CliError) {
+    } else if (err instanceof ConfigError || err instanceof CliError) {
       console.error(err.message);
       code = 1;
     } else {

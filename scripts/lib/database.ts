@@ -6,8 +6,9 @@ import { findOrganizationBySlug } from "../../lib/keys/store";
 import { CliError } from "./cli";
 import { runningServerPid } from "./pid-file";
 
-// The embedded database folder is held by a running server: another process must not open it.
-export class DatabaseBusyError extends Error {
+// The embedded database folder is held by a running server: another process must not open it (a failure the user
+// can act on: the message alone is printed).
+export class DatabaseBusyError extends CliError {
   constructor(
     readonly pid: number,
     dataDir: string,

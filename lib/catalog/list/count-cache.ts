@@ -1,7 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
-import type { CatalogContext } from "@/lib/catalog/context";
 import { CountPendingError } from "@/lib/catalog/catalog-errors";
 import type { Statement } from "@/lib/catalog/sql";
 
@@ -154,13 +153,22 @@ export async function countWithVersion(
   return { total: Number(rows[0]?.total ?? 0), version: String(rows[0]?.version ?? "0") };
 }
 
+// What an exact total is counted with: a catalog context's database, counting handle, wait bound and cache (the
+// catalog's context has them all, lib/catalog/context.ts).
+export interface CountingContext {
+  db: Queryable;
+  counting: Queryable;
+  countWaitMs?: number;
+  counts: CountCache;
+}
+
 // The exact total of a count statement of a resource's list and the resource's version it holds for: from the cache
 // when that version has not moved since, else counted (once for all concurrent requests, on the context's `counting`
 // handle, and remembered). `params[0]` must be the organization id. With `version` (the version the caller's page
 // rows were read at), the total is of that same version: a count shared with a request that began before a change is
 // not reused after it. A caller waits at most `countWaitMs` for a shared count (CountPendingError), which goes on.
 export async function exactTotalAt(
-  ctx: CatalogContext,
+  ctx: CountingContext,
   resource: CatalogResource,
   count: Statement,
   version?: string,
