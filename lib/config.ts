@@ -74,6 +74,10 @@ export const configSchema = z.object({
   /** The page cache of list answers: most entries and most bytes per instance; 0 entries: off. */
   PAGE_CACHE_MAX_ENTRIES: int(0, 1_000_000).default(5_000),
   PAGE_CACHE_MAX_BYTES: int(0, 4_294_967_296).default(64 * 1024 * 1024),
+  /** Products kept in memory per instance, all organizations together (about 250 bytes each; 0: none), and the
+   * fewest an organization needs for its own (lib/catalog/memory). */
+  CATALOG_MEMORY_MAX_PRODUCTS: int(0, 100_000_000).default(2_000_000),
+  CATALOG_MEMORY_MIN_PRODUCTS: int(0, 100_000_000).default(20_000),
   /** Days the change log keeps an event; a feed cursor older than that is answered 410 (preview feature `changes`). */
   CHANGES_RETENTION_DAYS: int(1, 3650).default(30),
   /** Preview features on, by name: `all`, `none`, or a list such as `writes,details` (lib/preview.ts). */

@@ -13,6 +13,7 @@ import type { CatalogContext } from "@/lib/catalog/context";
 import { CountCache } from "@/lib/catalog/list/count-cache";
 import { VersionReads } from "@/lib/catalog/list/version-reads";
 import { AnchorCache } from "@/lib/catalog/list/page-anchors";
+import { ProductMemory } from "@/lib/catalog/memory/product-memory";
 import { getConfig, type Config } from "@/lib/config";
 import { KeyBroadcast } from "@/lib/keys/broadcast";
 import { KeyCache, LastUsedRecorder } from "@/lib/keys/cache";
@@ -106,6 +107,11 @@ export function createRuntime(
   const counts = new CountCache();
   const anchors = new AnchorCache();
   const versions = new VersionReads();
+  const memory = new ProductMemory(db, {
+    maxProducts: config.CATALOG_MEMORY_MAX_PRODUCTS,
+    minProducts: config.CATALOG_MEMORY_MIN_PRODUCTS,
+    log: (m) => console.warn(m),
+  });
   const limiters = createRateLimiters(config);
   let catalog: CatalogContext | undefined;
   const keyCache = new KeyCache(config.KEY_CACHE_TTL_SECONDS * 1000, config.KEY_CACHE_MAX_ENTRIES);
@@ -139,6 +145,7 @@ export function createRuntime(
         counts,
         anchors,
         versions,
+        memory,
         // Subscribes (LISTEN) on the first request that waits, not before.
         signals: new ChangeSignals(database),
       };
@@ -178,6 +185,7 @@ export function createRuntime(
       await usage?.close();
       await requestLog?.close();
       await keyBroadcast.stop();
+      memory.close();
       await catalog?.signals?.close();
       await limiters.close();
       if (database) return;

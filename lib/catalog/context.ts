@@ -4,6 +4,7 @@ import type { ChangeSignals } from "@/lib/catalog/feed/change-signals";
 import { CountCache } from "@/lib/catalog/list/count-cache";
 import { VersionReads } from "@/lib/catalog/list/version-reads";
 import { AnchorCache } from "@/lib/catalog/list/page-anchors";
+import type { ProductMemory } from "@/lib/catalog/memory/product-memory";
 
 // What every catalog read needs: the database and the process's caches of exact totals and deep-page anchors.
 // The runtime holds one of each (lib/runtime.ts); a test builds its own with catalogContext(db).
@@ -17,6 +18,8 @@ export interface CatalogContext {
   anchors: AnchorCache;
   /** Version reads per (organization, resource), shared by the requests that ask at the same moment. */
   versions: VersionReads;
+  /** The biggest organizations' products in memory (the runtime's; none: every list reads and counts with SQL). */
+  memory?: ProductMemory;
   /** Wakes the change feed's waiting requests (the runtime's; none: a request does not wait). */
   signals?: ChangeSignals;
   /** Row security's settings that `db` and `counting` run under (lib/catalog/row-security.ts); a transaction opened
@@ -37,5 +40,6 @@ export function catalogContext(
     anchors: parts.anchors ?? new AnchorCache(),
     versions: parts.versions ?? new VersionReads(),
     signals: parts.signals,
+    memory: parts.memory,
   };
 }

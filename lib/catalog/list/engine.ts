@@ -1,6 +1,7 @@
 import "server-only";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { countKey, exactTotalAt, versionColumn, type CatalogResource } from "./count-cache";
+import { FEED_HEAD_COLUMN } from "@/lib/catalog/memory/product-memory";
 import type { Statement } from "@/lib/catalog/sql";
 
 // The pagination object of every list response.
@@ -52,6 +53,11 @@ export interface ListSpec<Row, Item> {
    * so the first page's statement may keep a generic plan (see firstPageRows).
    */
   onePlan: boolean;
+  /**
+   * The exact total at a feed head (none: the head now), from memory (lib/catalog/memory): the page's rows then also
+   * read the feed's head and, when this gives the total at that head, no count runs. Undefined: counted as without.
+   */
+  memoryTotal?: (head?: string) => Promise<number | undefined>;
   /** Checks the page's rows before they are shaped (may query, may throw a catalog error). */
   validate?: (rows: Row[]) => Promise<void>;
   map: (row: Row) => Item;
@@ -80,20 +86,53 @@ export async function readList<Row, Item>(
   const { rows, total } =
     spec.seek && w.offset >= SEEK_MIN_OFFSET
       ? await deepPageFromAnchor(ctx, spec, spec.seek, w)
-      : ctx.counts.has(countKey(spec.count))
-        ? await pageWithCachedTotal(ctx, spec, w)
-        : await pageWithFirstCount(ctx, spec, w);
+      : spec.memoryTotal
+        ? await pageWithMemoryTotal(ctx, spec, spec.memoryTotal, w)
+        : ctx.counts.has(countKey(spec.count))
+          ? await pageWithCachedTotal(ctx, spec, w)
+          : await pageWithFirstCount(ctx, spec, w);
   await spec.validate?.(rows);
+  return { data: rows.map(spec.map), pagination: pagination(page, perPage, total) };
+}
+
+// The pagination object of a page and a total.
+export function pagination(page: number, perPage: number, total: number): Pagination {
   return {
-    data: rows.map(spec.map),
-    pagination: {
-      page,
-      perPage,
-      total,
-      totalPages: total === 0 ? 0 : Math.ceil(total / perPage),
-      hasAny: total > 0,
-    },
+    page,
+    perPage,
+    total,
+    totalPages: total === 0 ? 0 : Math.ceil(total / perPage),
+    hasAny: total > 0,
   };
+}
+
+// Page with its total from memory: the page alone, its rows carrying the resource's version and the feed's head;
+// the total remembered at that version, else the memory's at that head (then remembered at that version too, for
+// the plan choices that read the count cache), else counted as without memory. An empty page carries no head: the
+// memory's total now answers when the page is past it (an empty page then too, so both are of that moment).
+async function pageWithMemoryTotal<Row>(
+  ctx: CatalogContext,
+  spec: ListSpec<Row, unknown>,
+  memoryTotal: (head?: string) => Promise<number | undefined>,
+  w: Window,
+) {
+  const rows = await firstPageRows(ctx, spec, w);
+  if (rows.length === 0) {
+    const now = await memoryTotal();
+    if (now !== undefined && now <= w.offset) return { rows, total: now };
+  }
+  const version = versionOf(rows);
+  const key = countKey(spec.count);
+  const head = (rows[0] as { feed_head?: string } | undefined)?.feed_head;
+  const cached = version === undefined ? undefined : ctx.counts.get(key, version);
+  if (cached !== undefined) return { rows, total: cached };
+  const fromMemory = head === undefined ? undefined : await memoryTotal(head);
+  if (fromMemory !== undefined && version !== undefined) {
+    ctx.counts.set(key, version, fromMemory);
+    return { rows, total: fromMemory };
+  }
+  const { total } = await exactTotalAt(ctx, spec.resource, spec.count, version);
+  return { rows, total };
 }
 
 // The page statement: `limit` and `offset` are SQL (numbers or placeholders), `seek` a condition after the WHERE.
@@ -105,7 +144,8 @@ function pageSql<Row>(
   skipped: number,
 ): string {
   const anchor = spec.seek ? `${spec.seek.column}::text as anchor_sort, ` : "";
-  const columns = `${spec.columns}, ${anchor}${versionColumn(spec.resource)}`;
+  const head = spec.memoryTotal ? `${FEED_HEAD_COLUMN}, ` : "";
+  const columns = `${spec.columns}, ${anchor}${head}${versionColumn(spec.resource)}`;
   const picked = `from ${spec.from} where ${spec.where} ${seek} order by ${spec.order} limit ${limit} offset ${offset}`;
   if (spec.deferredJoin && skipped >= DEFERRED_JOIN_MIN_OFFSET) {
     return `select ${columns} from (select ${spec.deferredJoin.id} ${picked}) k ${spec.deferredJoin.join} order by ${spec.order}`;

@@ -43,7 +43,13 @@ function walkFindsRows(
     exactTotalAt(ctx, resource, all).catch(() => {}); // an estimate for later; a failure costs nothing
     return undefined;
   }
-  return (rowsNeeded * total) / matches <= SEARCH_WALK_MAX_ROWS;
+  return walkFits(matches, total, rowsNeeded);
+}
+
+// Whether `rowsNeeded` of `matches` spread evenly along a list of `total` rows are met within SEARCH_WALK_MAX_ROWS
+// rows of it.
+export function walkFits(matches: number, total: number, rowsNeeded: number): boolean {
+  return matches > 0 && (rowsNeeded * total) / matches <= SEARCH_WALK_MAX_ROWS;
 }
 
 /**

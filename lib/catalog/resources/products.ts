@@ -2,8 +2,12 @@ import "server-only";
 import { isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
-import { readList, type ListResult } from "@/lib/catalog/list/engine";
-import { filterWalks, searchWalks } from "@/lib/catalog/list/search-walk";
+import { countKey, versionColumn } from "@/lib/catalog/list/count-cache";
+import { pagination, readList, type ListResult } from "@/lib/catalog/list/engine";
+import { filterWalks, searchWalks, walkFits } from "@/lib/catalog/list/search-walk";
+import { pageFromMemory } from "@/lib/catalog/memory/memory-page";
+import type { MemoryFilter } from "@/lib/catalog/memory/product-index";
+import { FEED_HEAD_COLUMN } from "@/lib/catalog/memory/product-memory";
 import { defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import type { Product } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "@/lib/catalog/sql";
@@ -107,6 +111,97 @@ export async function listProducts(
   orgId: string,
   q: ProductsQuery,
 ): Promise<ListResult<Product>> {
+  const ordered = await orderedFromMemory(ctx, orgId, q);
+  if (ordered) return ordered;
+  const result = await listWithStatements(ctx, orgId, q);
+  ctx.memory?.consider(ctx, orgId, result.pagination.total);
+  return result;
+}
+
+// The channel's label columns and check (the channel's placeholder in `w`), or the plain columns.
+function itemColumns(w: Where, channelId: string | undefined): string {
+  if (!channelId) return productColumns();
+  const ch = w.param(channelId);
+  return `${productColumns(ch)}, ${channelKnownColumn(ch)}`;
+}
+
+// Throws UnknownReferenceError when the channel is not one of the organization's (read from the page's first row,
+// else with a statement of its own).
+async function checkChannel(
+  ctx: CatalogContext,
+  orgId: string,
+  channelId: string,
+  rows: Row[],
+): Promise<void> {
+  const known =
+    rows.length > 0
+      ? rows[0]!.channel_known === true
+      : (await ctx.db.query("select 1 from channels where org_id = $1 and id = $2", [orgId, channelId]))
+          .length > 0;
+  if (!known) throw new UnknownReferenceError("channelId", channelId);
+}
+
+// A page of the organization's products in one indexed sort (an updatedSince window in the updatedAt sort), the
+// whole catalog otherwise unfiltered, from its index in memory: any page costs one statement of its rows by id.
+async function orderedFromMemory(
+  ctx: CatalogContext,
+  orgId: string,
+  q: ProductsQuery,
+): Promise<ListResult<Product> | undefined> {
+  const single = q.sort.length === 1 ? q.sort[0]! : undefined;
+  if (!ctx.memory || !single || q.q || q.familyId || q.categoryId) return undefined;
+  if (q.updatedSince && single.field !== "updatedAt") return undefined;
+  const sinceMs = q.updatedSince ? Date.parse(q.updatedSince) : undefined;
+  const offset = (q.page - 1) * q.perPage;
+  const page = await pageFromMemory<Row>(
+    ctx,
+    orgId,
+    (idx) => ({
+      ids: idx.slice(single.field, single.order, offset, q.perPage, sinceMs),
+      total: idx.count({ updatedSinceMs: sinceMs }),
+    }),
+    (ids) => {
+      const w = new Where("p.org_id", orgId);
+      const columns = itemColumns(w, q.channelId);
+      const idList = w.param(ids);
+      return {
+        sql: `select ${columns}, ${FEED_HEAD_COLUMN}, ${versionColumn("products")} from products p
+               where ${w} and p.id = any(${idList}::text[])`,
+        params: w.params,
+      };
+    },
+  );
+  if (!page) return undefined;
+  if (q.channelId) await checkChannel(ctx, orgId, q.channelId, page.rows);
+  // The unfiltered total, remembered at the rows' version: what a search's plan choice weighs its matches against.
+  if (page.version !== undefined && sinceMs === undefined) {
+    ctx.counts.set(countKey(new Where("p.org_id", orgId).count("products p")), page.version, page.total);
+  }
+  return { data: page.rows.map(productItem), pagination: pagination(q.page, q.perPage, page.total) };
+}
+
+// A list's filters as the organization's index counts them; none when a search term's fold holds one of LIKE's
+// wildcards (the statement's pattern would then not be a plain substring).
+async function memoryFilter(ctx: CatalogContext, q: ProductsQuery): Promise<MemoryFilter | undefined> {
+  const folded = q.q ? await ctx.memory!.fold(ctx.db, q.q) : undefined;
+  if (folded !== undefined && /[%_\\]/.test(folded + q.q)) return undefined;
+  return {
+    familyId: q.familyId,
+    categoryId: q.categoryId,
+    updatedSinceMs: q.updatedSince ? Date.parse(q.updatedSince) : undefined,
+    q: folded,
+  };
+}
+
+// Every other products list: its page and total read with SQL, the total from memory when the organization has an
+// index (counted otherwise).
+async function listWithStatements(
+  ctx: CatalogContext,
+  orgId: string,
+  q: ProductsQuery,
+): Promise<ListResult<Product>> {
+  const memory = ctx.memory;
+  const idx = memory?.index(orgId);
   const filters = (search: "index" | "walk") => {
     const w = new Where("p.org_id", orgId, search === "walk");
     if (q.familyId) w.and("p.family_id = ?", q.familyId);
@@ -131,18 +226,29 @@ export async function listProducts(
   const where = walk ? filters("walk") : counted;
   // A family, a category or an updatedSince window sorted by another column than updatedAt (whose order their
   // indexes hold): walked along the sort's index only when the matches are common enough, else read first.
+  // The index's counts (at whatever cursor) weigh the choice when there is one: a plan, not an answer.
   const readMatchesFirst =
     !q.q &&
     !!(q.familyId || q.categoryId || q.updatedSince) &&
     !!single &&
     single.field !== "updatedAt" &&
-    !(await filterWalks(
-      ctx,
-      "products",
-      count,
-      new Where("p.org_id", orgId).count("products p"),
-      q.page * q.perPage,
-    ));
+    !(idx
+      ? walkFits(
+          idx.count({
+            familyId: q.familyId,
+            categoryId: q.categoryId,
+            updatedSinceMs: q.updatedSince ? Date.parse(q.updatedSince) : undefined,
+          }),
+          idx.size,
+          q.page * q.perPage,
+        )
+      : await filterWalks(
+          ctx,
+          "products",
+          count,
+          new Where("p.org_id", orgId).count("products p"),
+          q.page * q.perPage,
+        ));
 
   // With a channel: the label in the channel, and whether the channel is the organization's (checked in the page
   // statement itself, so that a channel page costs no extra round trip).
@@ -168,20 +274,15 @@ export async function listProducts(
       // The organization alone (and the channel, which only picks labels) is served by one plan, as is a search
       // that walks; a family, a category or a search can be rare or everywhere, each wanting its own plan.
       onePlan: walk || (!q.familyId && !q.categoryId && !q.q && !q.updatedSince),
-      validate: q.channelId
-        ? async (rows) => {
-            const known =
-              rows.length > 0
-                ? rows[0]!.channel_known === true
-                : (
-                    await ctx.db.query("select 1 from channels where org_id = $1 and id = $2", [
-                      orgId,
-                      q.channelId,
-                    ])
-                  ).length > 0;
-            if (!known) throw new UnknownReferenceError("channelId", q.channelId!);
-          }
-        : undefined,
+      memoryTotal:
+        memory && idx
+          ? async (head) => {
+              const f = await memoryFilter(ctx, q);
+              if (!f) return undefined;
+              return (await memory.at(ctx, orgId, head ?? (await memory.head(ctx, orgId))))?.count(f);
+            }
+          : undefined,
+      validate: q.channelId ? (rows) => checkChannel(ctx, orgId, q.channelId!, rows) : undefined,
       map: productItem,
     },
     q.page,

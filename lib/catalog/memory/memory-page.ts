@@ -1,0 +1,39 @@
+import "server-only";
+import type { CatalogContext } from "@/lib/catalog/context";
+import type { Statement } from "@/lib/catalog/sql";
+import type { ProductIndex } from "./product-index";
+
+// A page whose rows an organization's index in memory picks (a slice of one of its orders) and a statement reads by
+// id. The statement's rows carry the feed's head (FEED_HEAD_COLUMN) and the resource's version: the page is the index's
+// only when that head is the index's cursor and every id picked is read (one snapshot: what the index picked is what
+// the rows are). Else the index catches up and picks again, once; then undefined: the plain statements answer.
+export async function pageFromMemory<Row extends { id: string }>(
+  ctx: CatalogContext,
+  orgId: string,
+  pick: (idx: ProductIndex) => { ids: string[]; total: number },
+  read: (ids: string[]) => Statement,
+): Promise<{ rows: Row[]; total: number; version?: string } | undefined> {
+  const memory = ctx.memory;
+  let idx = memory?.index(orgId);
+  for (let attempt = 0; memory && idx && attempt < 2; attempt++) {
+    const cursor = idx.cursor;
+    const { ids, total } = pick(idx);
+    type Read = Row & { feed_head: string; catalog_version: string };
+    let rows: Read[] = [];
+    let head: string | undefined;
+    if (ids.length > 0) {
+      const st = read(ids);
+      rows = await ctx.db.query<Read>(st.sql, st.params);
+      head = rows[0]?.feed_head;
+    } else {
+      head = await memory.head(ctx, orgId);
+    }
+    if (head === cursor && rows.length === ids.length) {
+      const at = new Map(ids.map((id, i) => [id, i]));
+      rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
+      return { rows, total, version: rows[0]?.catalog_version };
+    }
+    idx = await memory.catchUp(ctx, orgId);
+  }
+  return undefined;
+}

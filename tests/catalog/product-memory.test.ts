@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database, Queryable } from "@/db/client";
+import { migrate } from "@/db/migrate";
+import { catalogContext } from "@/lib/catalog/context";
+import { ProductMemory } from "@/lib/catalog/memory/product-memory";
+import { listProducts, productsQuery, type ProductsQuery } from "@/lib/catalog/resources/products";
+import { parseQuery } from "@/lib/public-api/params";
+import { openEmptyDatabase, type Driver } from "../support/databases";
+
+// The products in memory (lib/catalog/memory) hold every list's answer to the plain statements' answer: deep pages in
+// every sort, totals of every filter (search, family, category, updatedSince, together), on both drivers, with
+// writes of every kind between the reads (labels, instants, statuses, families, deletions, creations, a bulk update
+// past the index's one-by-one bounds) and a write that lands between the index's pick and the rows' statement.
+
+const ORG = "org_pm";
+const OTHER = "org_pm_other";
+const query = (search: string) => parseQuery(new URLSearchParams(search), productsQuery) as ProductsQuery;
+
+async function seed(db: Database): Promise<void> {
+  await db.exec(`
+    insert into organizations (id, slug, name) values ('${ORG}', 'pm', 'PM'), ('${OTHER}', 'pm-other', 'Other');
+    insert into channels (id, org_id, code, label) values ('chn_pm', '${ORG}', 'web', 'Web');
+    insert into families (id, org_id, slug, code, label) values
+      ('fam_a', '${ORG}', 'a', 'a', 'A'), ('fam_b', '${ORG}', 'b', 'b', 'B'), ('fam_o', '${OTHER}', 'o', 'o', 'O');
+    insert into categories (id, org_id, slug, label) values
+      ('cat_a', '${ORG}', 'a', 'A'), ('cat_b', '${ORG}', 'b', 'B'), ('cat_o', '${OTHER}', 'o', 'O');
+    insert into products (id, org_id, identifier, label, status, family_id, category_id, updated_at)
+    select 'prd_' || lpad(i::text, 5, '0'), '${ORG}', 'PM-' || (i * 7919 % 3001),
+           (array['Lampe', 'chaise', 'Étagère', 'table', 'Œuvre', 'banc', 'Ζώνη', '𝔘nicode'])[1 + i % 8] || ' ' || (i * 31 % 97),
+           (array['draft', 'published', 'archived'])[1 + i % 3],
+           case when i % 5 = 0 then 'fam_b' else 'fam_a' end,
+           case when i % 3 = 0 then 'cat_b' else 'cat_a' end,
+           timestamptz '2026-01-01T00:00:00Z' + ((i % 700) || ' minutes')::interval
+      from generate_series(1, 2500) i;
+    insert into products (id, org_id, identifier, label, family_id, category_id)
+    select 'prd_o' || i, '${OTHER}', 'O-' || i, 'Lampe', 'fam_o', 'cat_o' from generate_series(1, 50) i;
+  `);
+}
+
+// The writes between reads, in turn.
+const WRITES = [
+  `update products set label = label || ' x' where org_id = '${ORG}' and id in ('prd_00007', 'prd_01234')`,
+  `update products set updated_at = now() where org_id = '${ORG}' and id = 'prd_00100'`,
+  `update products set status = 'archived' where org_id = '${ORG}' and id in ('prd_00011', 'prd_00012')`,
+  `update products set family_id = 'fam_b', category_id = 'cat_b' where org_id = '${ORG}' and id = 'prd_00013'`,
+  `delete from products where org_id = '${ORG}' and id in ('prd_00014', 'prd_02000')`,
+  `insert into products (id, org_id, identifier, label, family_id, category_id, updated_at)
+     values ('prd_new1', '${ORG}', 'PM-NEW-1', 'Lampe neuve', 'fam_a', 'cat_b', '2026-01-01T03:00:00Z')`,
+  // Past the one-by-one bounds of the index: moved by a merge, its kept totals counted anew.
+  `update products set updated_at = updated_at + interval '1 second', label = 'Table ' || id where org_id = '${ORG}'`,
+  `update products set identifier = identifier || '-b' where org_id = '${ORG}' and id like 'prd_001%'`,
+  `insert into products (id, org_id, identifier, label, family_id, category_id)
+     select 'prd_bulk' || i, '${ORG}', 'PM-BULK-' || i, 'Étagère bulk ' || i, 'fam_b', 'cat_a'
+       from generate_series(1, 120) i`,
+  `delete from products where org_id = '${ORG}' and id like 'prd_bulk1%'`,
+];
+
+// The lists compared after each write.
+const QUERIES = [
+  ...["updatedAt", "label", "identifier", "status"].flatMap((f) =>
+    ["asc", "desc"].flatMap((o) =>
+      [1, 2, 13, 25, 26, 40].map((page) => `sort=${f}.${o}&perPage=100&page=${page}`),
+    ),
+  ),
+  "",
+  "page=7",
+  "channelId=chn_pm&sort=label.asc&page=3",
+  "channelId=chn_unknown&page=2",
+  "updatedSince=2026-01-01T05:00:00Z&sort=updatedAt.asc&page=2",
+  "updatedSince=2026-01-01T05:00:00.001Z",
+  "updatedSince=2026-01-01T05:00:00Z&sort=label.asc",
+  "q=lampe",
+  "q=etagere&page=2",
+  "q=pm-1",
+  "q=ζώνη",
+  "q=100%25",
+  "q=nothing-here",
+  "familyId=fam_b",
+  "categoryId=cat_b&sort=identifier.desc",
+  "familyId=fam_b&categoryId=cat_b&page=2",
+  "familyId=fam_b&q=table&updatedSince=2026-01-01T02:00:00Z",
+  "familyId=fam_none",
+  "sort=status.asc,label.desc&page=3",
+];
+
+async function answer(ctx: ReturnType<typeof catalogContext>, q: string) {
+  try {
+    return await listProducts(ctx, ORG, query(q));
+  } catch (err) {
+    return { error: (err as Error).name };
+  }
+}
+
+function suite(driver: Driver) {
+  describe(driver, () => {
+    let db: Database;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ db, close } = await openEmptyDatabase(driver, "product_memory"));
+      await migrate(db);
+      await seed(db);
+    });
+    afterAll(() => close?.());
+
+    it("answers every list as the plain statements do, writes interleaved", async () => {
+      const memory = new ProductMemory(async () => db, { maxProducts: 1_000_000, minProducts: 0 });
+      const statements: string[] = [];
+      const recorded: Queryable = {
+        query: (text, params) => {
+          statements.push(text);
+          return db.query(text, params);
+        },
+      };
+      const fast = catalogContext(recorded, { memory });
+      await listProducts(fast, ORG, query(""));
+      await memory.settled();
+      expect(memory.index(ORG)?.size).toBe(2500);
+      expect(memory.index(OTHER)).toBeUndefined();
+      for (const write of ["select 1", ...WRITES]) {
+        await db.query(write);
+        for (const q of QUERIES) {
+          const plain = await answer(catalogContext(db), q);
+          statements.length = 0;
+          expect(await answer(fast, q), `${q} after ${write.slice(0, 60)}`).toEqual(plain);
+          // An unfiltered page in one sort, however deep, is one statement of rows by id (or none beyond the end),
+          // after the index's catch-up: no count, no offset.
+          if (/^(sort=[a-zA-Z]+\.(asc|desc)&perPage=100&page=\d+)?$/.test(q)) {
+            expect(
+              statements.filter((s) => /count\(|offset/.test(s)),
+              q,
+            ).toEqual([]);
+          }
+        }
+        const [{ head }] = (await db.query<{ head: string }>(
+          `select head::text from catalog_change_heads where org_id = '${ORG}'`,
+        )) as [{ head: string }];
+        expect(memory.index(ORG)?.cursor).toBe(head);
+      }
+      // Searches and filters were counted from memory: no count of products ran after the first write's reads.
+      statements.length = 0;
+      await db.query(WRITES[1]!);
+      for (const q of ["q=lampe", "familyId=fam_b&categoryId=cat_b", "updatedSince=2026-01-01T05:00:00Z"]) {
+        await answer(fast, q);
+      }
+      expect(statements.filter((s) => /count\(\*\)/.test(s))).toEqual([]);
+    });
+
+    it("holds when a write lands between the index's pick and the rows' statement", async () => {
+      const memory = new ProductMemory(async () => db, { maxProducts: 1_000_000, minProducts: 0 });
+      let writeBeforeRows: string | undefined;
+      const interleaving: Queryable = {
+        query: async (text, params) => {
+          if (writeBeforeRows && /p\.id = any/.test(text)) {
+            const w = writeBeforeRows;
+            writeBeforeRows = undefined;
+            await db.query(w);
+          }
+          return db.query(text, params);
+        },
+      };
+      const fast = catalogContext(interleaving, { memory });
+      await listProducts(fast, ORG, query(""));
+      await memory.settled();
+      expect(memory.index(ORG)).toBeDefined();
+      for (const [i, q] of [
+        "sort=label.asc&page=1",
+        "sort=updatedAt.desc&page=3",
+        "sort=identifier.asc",
+      ].entries()) {
+        writeBeforeRows = `update products set label = 'Aaa ${i}', updated_at = now() where org_id = '${ORG}' and id = 'prd_0020${i}'`;
+        const got = await answer(fast, q);
+        expect(writeBeforeRows).toBeUndefined();
+        expect(got, q).toEqual(await answer(catalogContext(db), q));
+      }
+    });
+
+    it("keeps no organization past its bound, and none below its minimum", async () => {
+      const small = new ProductMemory(async () => db, { maxProducts: 100, minProducts: 0 });
+      await listProducts(catalogContext(db, { memory: small }), ORG, query(""));
+      await small.settled();
+      expect(small.index(ORG)).toBeUndefined();
+      const picky = new ProductMemory(async () => db, { maxProducts: 1_000_000, minProducts: 100 });
+      const ctx = catalogContext(db, { memory: picky });
+      await listProducts(ctx, OTHER, query(""));
+      await listProducts(ctx, ORG, query(""));
+      await picky.settled();
+      expect(picky.index(OTHER)).toBeUndefined();
+      expect(picky.index(ORG)).toBeDefined();
+      expect(picky.stats().products).toBe(picky.index(ORG)!.size);
+    });
+  });
+}
+
+suite("pglite");
+suite("pg");
