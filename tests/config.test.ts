@@ -118,6 +118,8 @@ describe("loadConfig", () => {
     ["KEY_CACHE_MAX_ENTRIES", "1"],
     ["PAGE_CACHE_MAX_ENTRIES", "-1"],
     ["PAGE_CACHE_MAX_BYTES", "1e6"],
+    ["CATALOG_MEMORY_MAX_PRODUCTS", "-1"],
+    ["CATALOG_MEMORY_MIN_PRODUCTS", "many"],
     ["CHANGES_RETENTION_DAYS", "0"],
     ["PUBLIC_API_WRITE_PREVIEW", "enabled"],
     ["WEBHOOKS_ALLOW_PRIVATE_URLS", "maybe"],

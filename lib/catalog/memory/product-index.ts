@@ -82,6 +82,10 @@ export class ProductIndex {
   /** Totals of filters asked (key: the filter), exact at `cursor`; adjusted as changes are applied. */
   private readonly totals = new Map<string, { filter: MemoryFilter; total: number }>();
   private readonly maxTotals: number;
+  /** Every search text joined (by NUL, which no text holds), for a search's first count; slots changed since it was
+   * joined are `dirty` and tested one by one. */
+  private haystack?: { text: string; starts: Int32Array; slots: Int32Array };
+  private readonly dirty = new Set<number>();
 
   constructor(cursor: string, opts: { maxTotals?: number } = {}) {
     this.cursor = cursor;
@@ -95,43 +99,43 @@ export class ProductIndex {
   }
 
   /**
-   * Loads the products in ascending updatedAt order (then id), as one statement read them; `orders` gives, for the
-   * other sorts, the ids in the database's ascending order. Throws when this module's comparison disagrees with the
-   * database's order anywhere (a collation of ids that is not byte order): such an index could not place a change.
+   * Loading, in three steps, from one snapshot: `loadRows` with every product, in any order, a batch at a time;
+   * `loadOrder` with, for each sort, the ids in the database's ascending order, a batch at a time, each checked
+   * against this module's comparison (it throws where they disagree, a collation of ids that is not byte order:
+   * such an index could not place a change); then `finishLoad`.
    */
-  load(rows: readonly ProductKeyRow[], orders: Partial<Record<IndexedSort, readonly string[]>>): void {
-    this.grow(rows.length);
-    const byUpdated = new Int32Array(this.labelAt.length);
-    rows.forEach((r, i) => {
+  loadRows(rows: readonly ProductKeyRow[]): void {
+    this.grow(this.used + rows.length);
+    for (const r of rows) {
       const slot = this.put(r);
-      byUpdated[i] = slot;
+      this.n++;
       this.families.add(this.family[slot]!, 1);
       this.categories.add(this.category[slot]!, 1);
-    });
-    this.n = rows.length;
-    this.orders.set("updatedAt", byUpdated);
-    for (const s of INDEXED_SORTS) {
-      if (s === "updatedAt") continue;
-      const ids = orders[s];
-      if (!ids) throw new Error(`ProductIndex.load: the ${s} order is missing`);
-      if (ids.length !== rows.length)
-        throw new Error(`ProductIndex.load: the ${s} order has ${ids.length} ids`);
-      const order = new Int32Array(this.labelAt.length);
-      ids.forEach((id, i) => {
-        const slot = this.slotOf.get(id);
-        if (slot === undefined) throw new Error(`ProductIndex.load: ${id} of the ${s} order is not loaded`);
-        order[i] = slot;
-      });
-      this.orders.set(s, order);
     }
-    for (const s of INDEXED_SORTS) {
-      const order = this.orders.get(s)!;
-      for (let i = 1; i < this.n; i++) {
-        if (this.compare(s, order[i - 1]!, order[i]!) >= 0) {
-          throw new Error(`ProductIndex.load: the ${s} order is not this module's (${this.ids[order[i]!]})`);
-        }
+  }
+
+  loadOrder(sort: IndexedSort, ids: readonly string[]): void {
+    const order = this.orders.get(sort)!;
+    let at = this.loaded.get(sort) ?? 0;
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined || at >= this.n)
+        throw new Error(`ProductIndex: ${id} of the ${sort} order is not loaded`);
+      if (at > 0 && this.compare(sort, order[at - 1]!, slot) >= 0) {
+        throw new Error(`ProductIndex: the ${sort} order is not this module's (${id})`);
       }
+      order[at++] = slot;
     }
+    this.loaded.set(sort, at);
+  }
+  private readonly loaded = new Map<IndexedSort, number>();
+
+  finishLoad(): void {
+    for (const s of INDEXED_SORTS) {
+      if (this.loaded.get(s) !== this.n) throw new Error(`ProductIndex: the ${s} order is short`);
+    }
+    this.loaded.clear();
+    this.join();
   }
 
   /**
@@ -149,7 +153,10 @@ export class ProductIndex {
     // Out of the orders and totals with their old keys.
     if (old.length <= MOVE_MAX) for (const slot of old) this.unplace(slot);
     else this.unplaceAll(new Set(old));
-    for (const slot of old) this.uncount(slot, adjust);
+    for (const slot of old) {
+      this.uncount(slot, adjust);
+      this.dirty.add(slot);
+    }
     // Their new keys.
     const placed: number[] = [];
     for (const [id, row] of changed) {
@@ -168,7 +175,10 @@ export class ProductIndex {
     }
     if (placed.length <= MOVE_MAX) for (const slot of placed) this.place(slot);
     else this.placeAll(placed);
-    for (const slot of placed) this.countIn(slot, adjust);
+    for (const slot of placed) {
+      this.countIn(slot, adjust);
+      this.dirty.add(slot);
+    }
     this.cursor = cursor;
   }
 
@@ -212,7 +222,15 @@ export class ProductIndex {
       return kept.total;
     }
     let total = 0;
-    for (const slot of this.orders.get("updatedAt")!.subarray(0, this.n)) if (this.matches(slot, f)) total++;
+    if (q !== undefined) {
+      const rest = { ...f, q: undefined };
+      this.forEachContaining(q, (slot) => {
+        if (this.matches(slot, rest)) total++;
+      });
+    } else {
+      for (const slot of this.orders.get("updatedAt")!.subarray(0, this.n))
+        if (this.matches(slot, f)) total++;
+    }
     this.totals.set(key, { filter: f, total });
     if (this.totals.size > this.maxTotals) this.totals.delete(this.totals.keys().next().value!);
     return total;
@@ -226,6 +244,40 @@ export class ProductIndex {
     }
     const perSlot = 4 + 8 + 1 + 4 + 4 + 4 * INDEXED_SORTS.length + 3 * 8 + 3 * 16 + 40;
     return chars + this.labelAt.length * perSlot;
+  }
+
+  // Calls `fn` with every product whose search text holds `q`: one search of the joined texts (far faster than a
+  // search per text), then the products changed since they were joined. Joined anew once a twentieth changed.
+  private forEachContaining(q: string, fn: (slot: number) => void): void {
+    if (!this.haystack || this.dirty.size > this.n / 20) this.join();
+    const { text, starts, slots } = this.haystack!;
+    const dirty = this.dirty.size > 0 ? this.dirty : undefined;
+    let from = 0;
+    // The entry holding a match: matches come in order, so the entries are walked forward (at most once in all).
+    let entry = 0;
+    for (;;) {
+      const at = q === "" ? (from < text.length ? from : -1) : text.indexOf(q, from);
+      if (at < 0) break;
+      while (entry + 1 < starts.length && starts[entry + 1]! <= at) entry++;
+      const slot = slots[entry]!;
+      if (!dirty?.has(slot)) fn(slot);
+      from = entry + 1 < starts.length ? starts[entry + 1]! : text.length;
+    }
+    for (const slot of this.dirty) if (this.ids[slot] !== "" && this.searches[slot]!.includes(q)) fn(slot);
+  }
+
+  private join(): void {
+    const order = this.orders.get("updatedAt")!.subarray(0, this.n);
+    const starts = new Int32Array(this.n);
+    let at = 0;
+    order.forEach((slot, i) => {
+      starts[i] = at;
+      at += this.searches[slot]!.length + 1;
+    });
+    const parts = new Array<string>(this.n);
+    order.forEach((slot, i) => (parts[i] = this.searches[slot]!));
+    this.haystack = { text: parts.join("\0"), starts, slots: Int32Array.from(order) };
+    this.dirty.clear();
   }
 
   private matches(slot: number, f: MemoryFilter): boolean {

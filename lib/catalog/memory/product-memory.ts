@@ -2,6 +2,7 @@ import "server-only";
 import {
   BACKGROUND_STATEMENT_TIMEOUT_MS,
   setLocalSql,
+  sqlLiteral,
   type Database,
   type Executor,
   type LocalSettings,
@@ -30,7 +31,7 @@ export interface ProductMemoryOptions {
 // request (a family relabelled logs each of its products).
 const CATCH_UP_MAX_EVENTS = 20_000;
 // Rows of one statement of a build (each batch read by keyset in the build's snapshot).
-const BUILD_BATCH = 50_000;
+const BUILD_BATCH = 10_000;
 // After a failed build, an organization is not tried again for this long.
 const RETRY_AFTER_MS = 60_000;
 
@@ -61,7 +62,8 @@ select s.head, s.floor, (select events from k) as events, ids.id as changed, p.i
   from s left join ids on true left join products p on p.org_id = $1 and p.id = ids.id`;
 
 // The keyset batches of a build: the next ids of one order after ($2, $3), and their sort text.
-const ORDER_SQL: Record<Exclude<IndexedSort, "updatedAt">, string> = {
+const ORDER_SQL: Record<IndexedSort, string> = {
+  updatedAt: "updated_at",
   label: "label_sort",
   identifier: "identifier",
   status: "status",
@@ -215,14 +217,16 @@ export class ProductMemory {
         await tx.query("set transaction isolation level repeatable read, read only");
         if (ctx.rowSecurity) await tx.query(setLocalSql(ctx.rowSecurity));
         const [state] = await tx.query<{ head: string }>(HEAD_SQL, [orgId]);
-        const rows = await byUpdatedAt(tx, orgId);
-        if (rows.length < this.options.minProducts || rows.length > this.options.maxProducts)
-          return undefined;
-        const orders: Partial<Record<IndexedSort, string[]>> = {};
-        for (const s of INDEXED_SORTS)
-          if (s !== "updatedAt") orders[s] = await idsInOrder(tx, orgId, ORDER_SQL[s]);
         const built = new ProductIndex(state!.head);
-        built.load(rows, orders);
+        await everyProduct(tx, orgId, (rows) => {
+          if (built.size + rows.length > this.options.maxProducts)
+            throw new Error("over CATALOG_MEMORY_MAX_PRODUCTS");
+          built.loadRows(rows);
+        });
+        if (built.size < this.options.minProducts) return undefined;
+        for (const s of INDEXED_SORTS)
+          await idsInOrder(tx, orgId, ORDER_SQL[s], (ids) => built.loadOrder(s, ids));
+        built.finishLoad();
         return built;
       },
       { statementTimeoutMs: BACKGROUND_STATEMENT_TIMEOUT_MS },
@@ -240,35 +244,43 @@ export class ProductMemory {
   }
 }
 
-// Every product's keys in ascending (updatedAt, id) order, in keyset batches.
-async function byUpdatedAt(tx: Executor, orgId: string): Promise<ProductKeyRow[]> {
-  const out: ProductKeyRow[] = [];
+// Every product's keys, in the table's order (one pass over it, no sort), in batches given to `take`.
+async function everyProduct(
+  tx: Executor,
+  orgId: string,
+  take: (rows: ProductKeyRow[]) => void,
+): Promise<void> {
+  await tx.query(
+    `declare product_keys no scroll cursor for select ${KEY_COLUMNS} from products p where p.org_id =${sqlLiteral(orgId).startsWith(" ") ? "" : " "}${sqlLiteral(orgId)}`,
+  );
   for (;;) {
-    const last = out[out.length - 1];
-    const batch = await tx.query<ProductKeyRow>(
-      `select ${KEY_COLUMNS} from products p where p.org_id = $1
-          ${last ? "and (p.updated_at, p.id) > (timestamptz 'epoch' + $3::float8 * interval '1 millisecond', $4)" : ""}
-        order by p.updated_at, p.id limit $2`,
-      last ? [orgId, BUILD_BATCH, last.updated_ms, last.id] : [orgId, BUILD_BATCH],
-    );
-    for (const r of batch) out.push({ ...r, updated_ms: Number(r.updated_ms) });
-    if (batch.length < BUILD_BATCH) return out;
+    const batch = await tx.query<ProductKeyRow>(`fetch ${BUILD_BATCH} from product_keys`);
+    for (const r of batch) r.updated_ms = Number(r.updated_ms);
+    take(batch);
+    if (batch.length < BUILD_BATCH) break;
+    await new Promise((resolve) => setImmediate(resolve));
   }
+  await tx.query("close product_keys");
 }
 
-// The organization's product ids in ascending (column, id) order, in keyset batches.
-async function idsInOrder(tx: Executor, orgId: string, column: string): Promise<string[]> {
-  const out: string[] = [];
+// The organization's product ids in ascending (column, id) order, in keyset batches given to `take`.
+async function idsInOrder(
+  tx: Executor,
+  orgId: string,
+  column: string,
+  take: (ids: string[]) => void,
+): Promise<void> {
   let last: { k: string; id: string } | undefined;
   for (;;) {
     const batch: { k: string; id: string }[] = await tx.query<{ k: string; id: string }>(
-      `select ${column} as k, id from products where org_id = $1
+      `select ${column}::text as k, id from products where org_id = $1
           ${last ? `and (${column}, id) > ($3, $4)` : ""}
         order by ${column}, id limit $2`,
       last ? [orgId, BUILD_BATCH, last.k, last.id] : [orgId, BUILD_BATCH],
     );
-    for (const r of batch) out.push(r.id);
+    take(batch.map((r) => r.id));
     last = batch[batch.length - 1];
-    if (batch.length < BUILD_BATCH) return out;
+    if (batch.length < BUILD_BATCH) return;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
