@@ -22,9 +22,18 @@ export interface MixOrganization {
   parentIds: string[];
   channelIds: string[];
   words: string[];
+  /** Words few products hold: SKUs of a sample of products, lower-cased. */
+  rareWords: string[];
 }
 
+// What the draw favours: "spread", every resource with its filters (page 1 half the time); "big catalog", the
+// shapes of an integrator's traffic on a big catalog: a third lists of every resource as "spread" draws them, a
+// quarter product pages of 100 anywhere in the catalog in every documented sort, a fifth searches (common and rare
+// words, pages 1–3), a sixth updatedSince windows, the rest the hot page 1.
+export type MixShape = "spread" | "big-catalog";
+
 export interface Mix {
+  shape?: MixShape;
   organizations: MixOrganization[];
   /** The instant the `updatedSince` windows count back from (ms since the epoch). */
   now: number;
@@ -72,13 +81,57 @@ export async function loadMix(
       ),
       channelIds: await ids("select id from channels where org_id = $1"),
       words,
+      rareWords: (
+        await db.query<{ identifier: string }>(
+          "select identifier from products where org_id = $1 order by md5(id) limit 100",
+          [o.id],
+        )
+      ).map((r) => r.identifier.toLowerCase()),
     });
   }
   return { organizations: out, now: Date.now() };
 }
 
-// Draws requests from the mix: an organization, one of its keys, then a resource and its parameters.
+// Draws requests from the mix, in its shape.
 export function mixDrawer(mix: Mix, seed: number): () => MixRequest {
+  return mix.shape === "big-catalog" ? bigCatalogDrawer(mix, seed) : spreadDrawer(mix, seed);
+}
+
+// The big catalog's shape (MixShape).
+function bigCatalogDrawer(mix: Mix, seed: number): () => MixRequest {
+  const random = randomSource(seed + 1_000_000);
+  const spread = spreadDrawer(mix, seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const sorts = Object.keys(PRODUCT_SORTS).flatMap((f) => [`${f}.asc`, `${f}.desc`]);
+  const windows = [3_600_000, 86_400_000, 7 * 86_400_000, 30 * 86_400_000];
+  return () => {
+    const roll = random();
+    if (roll < 1 / 3) return spread();
+    const org = pick(mix.organizations);
+    const q = new URLSearchParams();
+    if (roll < 1 / 3 + 1 / 4) {
+      const lastPage = Math.max(1, Math.floor(org.products / 100));
+      q.set("perPage", "100");
+      q.set("sort", pick(sorts));
+      q.set("page", String(1 + Math.floor(random() * lastPage)));
+    } else if (roll < 1 / 3 + 1 / 4 + 1 / 5) {
+      q.set("q", random() < 0.7 ? pick(org.words) : pick(org.rareWords));
+      const page = 1 + Math.floor(random() * 3);
+      if (page > 1) q.set("page", String(page));
+    } else if (roll < 1 / 3 + 1 / 4 + 1 / 5 + 1 / 6) {
+      q.set("perPage", "100");
+      q.set("updatedSince", new Date(mix.now - random() * pick(windows)).toISOString());
+    }
+    const query = q.toString();
+    return {
+      path: `/public/v1/products${query ? `?${query}` : ""}`,
+      authorization: pick(org.authorizations),
+    };
+  };
+}
+
+// The spread shape (MixShape): an organization, one of its keys, then a resource and its parameters.
+function spreadDrawer(mix: Mix, seed: number): () => MixRequest {
   const random = randomSource(seed);
   const chance = (p: number) => random() < p;
   const pick = <T>(xs: readonly T[]): T | undefined => xs[Math.floor(random() * xs.length)];

@@ -24,7 +24,8 @@ import { openPg, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { seedOrganization } from "@/db/seed";
 import { generateApiKey } from "@/lib/keys/format";
-import { loadMix, mixDrawer, type Mix } from "./mix";
+import { loadMix, mixDrawer, type Mix, type MixShape } from "./mix";
+import { oneAtATime } from "./one-at-a-time";
 import { insertKeys } from "./support";
 import { treeRssMb } from "./process-rss";
 import { openLoopProcess } from "./open-loop";
@@ -46,9 +47,13 @@ interface AutocannonResult {
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORK = path.join(ROOT, "bench/.work");
 const RESULTS = path.join(ROOT, "bench/results");
-// The multi-tenant mix as the open-loop generator's process reads it.
-const MIX_FILE = path.join(WORK, "mix.json");
+// A multi-tenant mix as the open-loop generator's process reads it.
+const mixFile = (shape: MixShape) => path.join(WORK, `mix-${shape}.json`);
+
 const env = process.env;
+// The big-catalog mix's writes: one product of the bench organization relabelled (to its own label) this often, so
+// that requests keep meeting a catalog changed since their list was last read (BENCH_MIX_WRITE_MS; 0: none).
+const MIX_WRITE_MS = Number(env.BENCH_MIX_WRITE_MS ?? 500);
 const DURATION = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 2);
 const RATE = Number(env.BENCH_RATE ?? 200);
@@ -159,15 +164,15 @@ function makeKeys(db: Database, orgId: string): Promise<string[]> {
 
 // The multi-tenant mix: MIX_KEYS fresh keys of every bench organization and what the draw needs of each, also
 // written to MIX_FILE for the open-loop generator's process.
-async function makeMix(db: Database): Promise<Mix> {
+async function makeMix(db: Database, shape: MixShape): Promise<Mix> {
   const orgs = await db.query<{ id: string; slug: string }>(
     "select id, slug from organizations where slug = any($1::text[]) order by slug",
     [ORGS.map((o) => o.slug)],
   );
   const withKeys = [];
   for (const o of orgs) withKeys.push({ ...o, keys: await insertKeys(db, o.id, "bench-mix", MIX_KEYS) });
-  const mix = await loadMix(db, withKeys);
-  writeFileSync(MIX_FILE, JSON.stringify(mix));
+  const mix: Mix = { ...(await loadMix(db, withKeys)), shape };
+  writeFileSync(mixFile(shape), JSON.stringify(mix));
   return mix;
 }
 
@@ -175,6 +180,8 @@ interface Scenario {
   name: string;
   /** The multi-tenant mix: every request drawn afresh (path and key); `path` only names it. */
   mix?: Mix;
+  /** Writes to the bench organization while measured (MIX_WRITE_MS): the ids relabelled in turn. */
+  writes?: { orgId: string; ids: string[] };
   path: string;
   /** Keys to rotate through (default: the main key). */
   keys?: string[];
@@ -284,7 +291,18 @@ async function scenarios(db: Database, orgId: string, keys: string[]): Promise<S
     all.push({
       name: "mix-multi-tenant",
       path: "(drawn: 5 resources, filters, sorts, pages, 5 organizations)",
-      mix: await makeMix(db),
+      mix: await makeMix(db, "spread"),
+      pageOne: false,
+    });
+  }
+  // Issue 39: the big catalog's shapes (deep pages in every sort, common and rare words, updatedSince windows), with
+  // a write every MIX_WRITE_MS: each request may be the first after a write.
+  if (!only || only.includes("mix-big-catalog")) {
+    all.push({
+      name: "mix-big-catalog",
+      path: `(drawn: deep pages, searches, windows, other lists, 5 organizations; a write every ${MIX_WRITE_MS} ms)`,
+      mix: await makeMix(db, "big-catalog"),
+      writes: MIX_WRITE_MS > 0 ? { orgId, ids: many.slice(0, 1000).map((p) => p.id) } : undefined,
       pageOne: false,
     });
   }
@@ -448,7 +466,7 @@ async function fixedLoad(
   await new Promise((r) => setTimeout(r, 2_000));
   const r = await openLoopProcess({
     url: `${base}${urlPath(s)}`,
-    ...(s.mix ? { mixFile: MIX_FILE, seed: nextMixSeed() } : {}),
+    ...(s.mix ? { mixFile: mixFile(s.mix.shape ?? "spread"), seed: nextMixSeed() } : {}),
     authorizations: (s.keys ?? [mainKey]).map((k) => `Bearer ${k}`),
     headers: s.headers,
     rate,
@@ -465,6 +483,34 @@ async function fixedLoad(
     unexpected: r.sent - ok,
     lagMs: r.maxLag,
     resent: r.resent,
+  };
+}
+
+// Writes while a scenario is measured (Scenario.writes): a product relabelled to its own label every MIX_WRITE_MS, on a
+// connection of its own. Returns the stop, which resolves with the writes made.
+function startWriter(url: string, writes: { orgId: string; ids: string[] }): () => Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  const connected = client.connect();
+  let made = 0;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void connected
+      .then(() =>
+        client.query("update products set label = label where org_id = $1 and id = $2", [
+          writes.orgId,
+          writes.ids[made % writes.ids.length],
+        ]),
+      )
+      .then(() => made++)
+      .finally(() => (busy = false));
+  }, MIX_WRITE_MS);
+  return async () => {
+    clearInterval(timer);
+    await connected;
+    await client.end();
+    return made;
   };
 }
 
@@ -572,6 +618,7 @@ interface Rounds {
 
 interface ResultFile {
   date: string;
+  oneAtATime?: Awaited<ReturnType<typeof oneAtATime>> & { appRssMb: number };
   machine: { cpus: number; loadBefore: number[]; loadAfter: number[]; node: string };
   settings: Record<string, unknown> & { poolSize: number; rounds?: number };
   seedSeconds: Record<string, number>;
@@ -795,6 +842,7 @@ async function main(): Promise<void> {
       const res = await fetch(`http://127.0.0.1:${PORTS.app}${s.path}`, { headers: auth });
       s.headers = { "if-none-match": res.headers.get("etag") ?? "" };
     }
+    const stopWriter = s.writes ? startWriter(url, s.writes) : undefined;
     const fastRounds = await rounds(PORTS.app, app.pid!, s);
     const a = {
       sat: fastRounds.merged,
@@ -811,6 +859,7 @@ async function main(): Promise<void> {
       };
     }
     const f = await measure(`http://127.0.0.1:${PORTS.floor}`, s, keys[0]!, floor.pid!);
+    if (stopWriter) log(`${s.name}: ${await stopWriter()} writes while measured`);
     const r = fastRounds.rounds;
     log(
       `${s.name}: fast ${a.sat.rps} req/s (${r.app.join(", ")}; ceiling ${r.ceiling.join(", ")}: ${r.share.toFixed(2)}×; p99@${RATE} ${a.fixed.p99} ms, RSS ${a.sat.rssMb} MB)` +
@@ -840,6 +889,15 @@ async function main(): Promise<void> {
       `${pageOne.name} at ${HIGH_RATE} req/s: fast p99 ${highRate.app.p99} ms, Next p99 ${highRate.next.p99} ms, ceiling p99 ${highRate.ceiling.p99} ms`,
     );
   }
+  // The request classes of the million one at a time (no contention), on the fast path, with the server's RSS after.
+  log("one at a time …");
+  const single = await oneAtATime({
+    baseUrl: `http://127.0.0.1:${PORTS.app}`,
+    key: keys[0]!,
+    databaseUrl: url,
+    orgSlug: "bench",
+    log,
+  });
   const results: ResultFile = {
     date,
     machine: { cpus: os.cpus().length, loadBefore, loadAfter: loadAverage(), node: process.version },
@@ -865,9 +923,17 @@ async function main(): Promise<void> {
     },
     scenarios: out,
     highRate,
+    oneAtATime: { ...single, appRssMb: treeRssMb(app.pid!) },
   };
   writeFileSync(path.join(RESULTS, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  const md = `# Benchmark ${date}\n\n${table(results)}\n\nPlans: [${stem}-plans.md](./${stem}-plans.md)\n`;
+  const classes = [
+    "| one at a time, the million | requests | p50 ms | p90 ms | max ms | not 200 |",
+    "|---|---:|---:|---:|---:|---:|",
+    ...single.classes.map(
+      (c) => `| ${c.name} | ${c.requests} | ${c.p50} | ${c.p90} | ${c.max} | ${c.failed} |`,
+    ),
+  ].join("\n");
+  const md = `# Benchmark ${date}\n\n${table(results)}\n\n${classes}\n\nWords: ${JSON.stringify(single.words)}; the app's RSS after: ${results.oneAtATime!.appRssMb} MB.\n\nPlans: [${stem}-plans.md](./${stem}-plans.md)\n`;
   writeFileSync(path.join(RESULTS, `${stem}.md`), md);
   console.log(`\n${table(results)}\n`);
   log(`results: bench/results/${stem}.json, .md, -plans.md`);
