@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareC } from "@/lib/catalog/memory/product-index";
+import { compareC } from "@/lib/catalog/memory/text-order";
 
 // The index places a changed product by comparing texts as Postgres' `collate "C"` does: by UTF-8 bytes. JS compares
 // UTF-16 code units, which differ from bytes between a character above U+FFFF (a surrogate pair) and one in

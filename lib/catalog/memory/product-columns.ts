@@ -1,0 +1,96 @@
+import { Interned } from "./interned";
+import { compareC } from "./text-order";
+
+// The sortable fields an order is kept for (each ascending; the descending order is its reverse, since the id breaks
+// ties in the first key's direction).
+export const INDEXED_SORTS = ["updatedAt", "label", "identifier", "status"] as const;
+export type IndexedSort = (typeof INDEXED_SORTS)[number];
+
+// A product's keys as the build and catch-up statements read them.
+export interface ProductKeyRow {
+  id: string;
+  identifier: string;
+  /** The stored search column: folded identifier, chr(31), folded label (label_sort). */
+  search: string;
+  label_sort: string;
+  /** updated_at in milliseconds since the epoch (timestamptz(3): exact in a double). */
+  updated_ms: number;
+  status: string;
+  family_id: string;
+  category_id: string;
+}
+
+// The statuses in the order of their text under `collate "C"` (the column's): a status sorts by its rank here.
+const STATUSES = ["archived", "draft", "published"] as const;
+
+// The columns of an organization's products in memory, one slot per product (ProductIndex adds the orders, totals
+// and changes): each product's id, sort keys, family, category and search text, and how two slots compare in a sort.
+export abstract class ProductColumns {
+  protected ids: string[] = [];
+  protected identifiers: string[] = [];
+  protected searches: string[] = [];
+  protected labelAt = new Int32Array(0);
+  protected updated = new Float64Array(0);
+  protected status = new Uint8Array(0);
+  protected family = new Int32Array(0);
+  protected category = new Int32Array(0);
+  protected readonly slotOf = new Map<string, number>();
+  protected readonly free: number[] = [];
+  /** Slots ever used (the next new one). */
+  protected used = 0;
+  protected readonly families = new Interned();
+  protected readonly categories = new Interned();
+
+  // Every order given room for `next` slots (the columns grew).
+  protected abstract widened(next: number, widen: (o: Int32Array) => Int32Array): void;
+
+  // Writes a row into a free slot (or a new one) and returns it; the orders and counts are the caller's.
+  protected put(r: ProductKeyRow): number {
+    const labelAt = r.search.length - r.label_sort.length;
+    if (labelAt < 1 || r.search.charCodeAt(labelAt - 1) !== 31 || !r.search.endsWith(r.label_sort)) {
+      throw new Error(`ProductIndex: the search text of ${r.id} does not end with its label_sort`);
+    }
+    const status = STATUSES.indexOf(r.status as (typeof STATUSES)[number]);
+    if (status < 0) throw new Error(`ProductIndex: unknown status ${r.status}`);
+    const slot = this.free.pop() ?? this.used++;
+    this.ids[slot] = r.id;
+    this.identifiers[slot] = r.identifier;
+    this.searches[slot] = r.search;
+    this.labelAt[slot] = labelAt;
+    this.updated[slot] = Number(r.updated_ms);
+    this.status[slot] = status;
+    this.family[slot] = this.families.id(r.family_id);
+    this.category[slot] = this.categories.id(r.category_id);
+    this.slotOf.set(r.id, slot);
+    return slot;
+  }
+
+  // Room for `size` slots in every column and order.
+  protected grow(size: number): void {
+    const cap = this.labelAt.length;
+    if (size <= cap) return;
+    const next = Math.max(size, Math.ceil(cap * 1.25) + 16);
+    const widen = <A extends Int32Array | Float64Array | Uint8Array>(a: A, make: (n: number) => A): A => {
+      const b = make(next);
+      b.set(a);
+      return b;
+    };
+    this.labelAt = widen(this.labelAt, (n) => new Int32Array(n));
+    this.updated = widen(this.updated, (n) => new Float64Array(n));
+    this.status = widen(this.status, (n) => new Uint8Array(n));
+    this.family = widen(this.family, (n) => new Int32Array(n));
+    this.category = widen(this.category, (n) => new Int32Array(n));
+    this.widened(next, (o) => widen(o, (n) => new Int32Array(n)));
+  }
+
+  // Ascending comparison of two slots in a sort, the id last.
+  protected compare(sort: IndexedSort, a: number, b: number): number {
+    let c = 0;
+    if (sort === "updatedAt") c = this.updated[a]! - this.updated[b]!;
+    else if (sort === "status") c = this.status[a]! - this.status[b]!;
+    else if (sort === "label")
+      c = compareC(this.searches[a]!, this.labelAt[a]!, this.searches[b]!, this.labelAt[b]!);
+    else c = compareC(this.identifiers[a]!, 0, this.identifiers[b]!, 0);
+    return c !== 0 ? c : compareC(this.ids[a]!, 0, this.ids[b]!, 0);
+  }
+}
