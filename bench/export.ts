@@ -13,7 +13,7 @@
 // Environment: BENCH_URL (http://127.0.0.1:3410), BENCH_KEY (a key of the organization with products:read),
 // BENCH_SERVER_PID (the server's pid: RSS sampled; none: no RSS), BENCH_DATABASE_URL (optional: the export's count and
 // cursor checked against the organization's products and feed head; the products' documents waited for),
-// BENCH_DOCUMENTS_WAIT_S (600), BENCH_WALKERS (4), BENCH_TAG (a file suffix),
+// BENCH_DOCUMENTS_WAIT_S (600), BENCH_WALKERS (4), BENCH_MIRROR_DETAILS (off: list pages only), BENCH_TAG (a file suffix),
 // BENCH_RESULTS (the results' folder, bench/results), BENCH_MIRROR_PAGES (the paging mirror's pages at most; all).
 import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -35,6 +35,8 @@ const WALKERS = Math.max(1, Number(env.BENCH_WALKERS ?? 4));
 // The paging mirror walks at most this many list pages (default: all): on the million-product catalog it would take
 // about ten minutes; its products/s over the first pages is its rate (deeper pages only cost more).
 const MIRROR_PAGES = env.BENCH_MIRROR_PAGES ? Math.max(1, Number(env.BENCH_MIRROR_PAGES)) : Infinity;
+// off: the paging mirror reads the list pages alone (their items, no detail per product).
+const MIRROR_DETAILS = env.BENCH_MIRROR_DETAILS !== "off";
 const RESULTS = path.resolve(env.BENCH_RESULTS ?? path.join(ROOT, "bench/results"));
 const PER_PAGE = 100;
 const RSS_EVERY_MS = 250;
@@ -185,7 +187,7 @@ async function measurePaging(): Promise<Measure & { distinct: number }> {
         totalPages = pagination.totalPages;
         for (const { id } of data) {
           ids.add(id);
-          count(await getWhole(`/public/v1/products/${encodeURIComponent(id)}`));
+          if (MIRROR_DETAILS) count(await getWhole(`/public/v1/products/${encodeURIComponent(id)}`));
         }
       }
     };
@@ -267,7 +269,10 @@ function table(r: { export: Measure; paging: Measure }): string {
     "| way | products | s | products/s | first byte ms | requests | MB on the wire (gzip) | MB decoded | RSS MB before | RSS MB peak |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     row("export (`GET /public/v1/export/products`)", r.export),
-    row(`paging mirror (${WALKERS} walkers × pages of ${PER_PAGE} + one detail per product)`, r.paging),
+    row(
+      `paging mirror (${WALKERS} walkers × pages of ${PER_PAGE}${MIRROR_DETAILS ? " + one detail per product" : ", list items only"})`,
+      r.paging,
+    ),
   ].join("\n");
 }
 

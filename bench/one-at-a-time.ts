@@ -105,12 +105,20 @@ export async function oneAtATime(o: OneAtATimeOptions): Promise<{ words: object;
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return 1 + (seed % lastPage);
     };
-    // A write that changes no answer's content but moves the products' version and feed.
+    // A write that changes no answer's content but moves the products' version and feed: products spread over the
+    // catalog relabelled to their own labels, in turn.
+    const spread = (
+      await db.query<{ id: string }>(
+        "select id from products where org_id = $1 order by md5(id) limit 1000",
+        [org.id],
+      )
+    ).rows.map((r) => r.id);
+    let writes = 0;
     const write = () =>
-      db.query(
-        `update products set label = label where org_id = $1 and id = (select id from products where org_id = $1 order by md5(id || $2) limit 1)`,
-        [org.id, String(Math.random())],
-      );
+      db.query("update products set label = label where org_id = $1 and id = $2", [
+        org.id,
+        spread[writes++ % spread.length],
+      ]);
     const classes: ClassFigure[] = [];
     const run = async (name: string, path: (i: number) => string, before?: () => Promise<unknown>) => {
       const samples = [];

@@ -93,3 +93,37 @@ function tree(pid: number): Set<number> {
   }
   return tree;
 }
+
+// CPU seconds (user + system) a process and its descendants have used.
+export function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const p of tree(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks / 100;
+}
+
+// Resolves once a process tree has used under `share` of a core for `quietMs` in a row (at most `maxMs`): its
+// background work at start (the products kept in memory being built) is done before it is measured.
+export async function whenQuiet(
+  pid: number,
+  opts = { share: 0.05, quietMs: 3_000, maxMs: 180_000 },
+): Promise<number> {
+  const t0 = Date.now();
+  let last = treeCpuSeconds(pid);
+  let quietSince = Date.now();
+  while (Date.now() - t0 < opts.maxMs) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = treeCpuSeconds(pid);
+    if (now - last > 0.5 * opts.share) quietSince = Date.now();
+    last = now;
+    if (Date.now() - quietSince >= opts.quietMs) break;
+  }
+  return Date.now() - t0;
+}

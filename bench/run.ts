@@ -27,7 +27,7 @@ import { generateApiKey } from "@/lib/keys/format";
 import { loadMix, mixDrawer, type Mix, type MixShape } from "./mix";
 import { oneAtATime } from "./one-at-a-time";
 import { insertKeys } from "./support";
-import { treeRssMb } from "./process-rss";
+import { treeRssMb, whenQuiet } from "./process-rss";
 import { openLoopProcess } from "./open-loop";
 import { buildServerModules } from "../scripts/lib/build";
 
@@ -170,7 +170,8 @@ async function makeMix(db: Database, shape: MixShape): Promise<Mix> {
     [ORGS.map((o) => o.slug)],
   );
   const withKeys = [];
-  for (const o of orgs) withKeys.push({ ...o, keys: await insertKeys(db, o.id, "bench-mix", MIX_KEYS) });
+  for (const o of orgs)
+    withKeys.push({ ...o, keys: await insertKeys(db, o.id, `bench-mix-${shape}`, MIX_KEYS) });
   const mix: Mix = { ...(await loadMix(db, withKeys)), shape };
   writeFileSync(mixFile(shape), JSON.stringify(mix));
   return mix;
@@ -782,6 +783,11 @@ async function main(): Promise<void> {
     log(`${s.name}: ${MIX_SAMPLE} drawn requests answered alike by both paths and the floor`);
   }
 
+  // The app's work at start (its biggest organizations' products being read into memory, lib/catalog/memory) ends
+  // before anything is measured.
+  log(
+    `app quiet after ${await whenQuiet(app.pid!)} ms, the path through Next.js after ${await whenQuiet(appNext.pid!)} ms`,
+  );
   const loadBefore = loadAverage();
   const date = new Date()
     .toISOString()
