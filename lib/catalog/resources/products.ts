@@ -118,6 +118,10 @@ export async function listProducts(
   return result;
 }
 
+// The updatedSince instant in milliseconds (the grammar gives it in UTC, to the millisecond).
+const sinceOf = (q: ProductsQuery): number | undefined =>
+  q.updatedSince ? Date.parse(q.updatedSince) : undefined;
+
 // The channel's label columns and check (the channel's placeholder in `w`), or the plain columns.
 function itemColumns(w: Where, channelId: string | undefined): string {
   if (!channelId) return productColumns();
@@ -151,7 +155,7 @@ async function orderedFromMemory(
   const single = q.sort.length === 1 ? q.sort[0]! : undefined;
   if (!ctx.memory || !single || q.q || q.familyId || q.categoryId) return undefined;
   if (q.updatedSince && single.field !== "updatedAt") return undefined;
-  const sinceMs = q.updatedSince ? Date.parse(q.updatedSince) : undefined;
+  const sinceMs = sinceOf(q);
   const offset = (q.page - 1) * q.perPage;
   const page = await pageFromMemory<Row>(
     ctx,
@@ -188,7 +192,7 @@ async function memoryFilter(ctx: CatalogContext, q: ProductsQuery): Promise<Memo
   return {
     familyId: q.familyId,
     categoryId: q.categoryId,
-    updatedSinceMs: q.updatedSince ? Date.parse(q.updatedSince) : undefined,
+    updatedSinceMs: sinceOf(q),
     q: folded,
   };
 }
@@ -237,7 +241,7 @@ async function listWithStatements(
           idx.count({
             familyId: q.familyId,
             categoryId: q.categoryId,
-            updatedSinceMs: q.updatedSince ? Date.parse(q.updatedSince) : undefined,
+            updatedSinceMs: sinceOf(q),
           }),
           idx.size,
           q.page * q.perPage,
@@ -252,13 +256,12 @@ async function listWithStatements(
 
   // With a channel: the label in the channel, and whether the channel is the organization's (checked in the page
   // statement itself, so that a channel page costs no extra round trip).
-  const ch = q.channelId ? where.param(q.channelId) : undefined;
   return readList<Row, Product>(
     ctx,
     {
       resource: "products",
       from: "products p",
-      columns: ch ? `${productColumns(ch)}, ${channelKnownColumn(ch)}` : productColumns(),
+      columns: itemColumns(where, q.channelId),
       where,
       count,
       order: orderBy(q.sort, readMatchesFirst ? UNINDEXED_PRODUCT_SORTS : PRODUCT_SORTS, "p.id"),
