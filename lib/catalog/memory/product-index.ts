@@ -1,27 +1,22 @@
 // One organization's products as the lists sort, filter and count them, in memory, at one cursor of its change feed:
 // each product's sort keys (updatedAt, label, identifier, status), its family, category and search text, every
-// documented sort's order as an array of slots, and the totals of the filters asked so far. A deep page is a slice
-// of an order, a total a counter or a binary search, and a change applied moves only the products it names
-// (ProductMemory keeps it caught up with the feed). No database here: this module is the data structure alone.
+// documented sort's order as an array of slots, and what it keeps of the filters asked lately (kept-filters.ts). A
+// deep page is a slice of an order (a filtered one a walk along it), a total a counter or a binary search, and a
+// change applied moves only the products it names (ProductMemory keeps it caught up with the feed). No database here: this module is the data structure alone.
 import { JoinedTexts } from "./joined-texts";
+import { KeptFilters, type MemoryFilter } from "./kept-filters";
 import { insertSlot, mergeSlots, removeSlot, withoutSlots } from "./orders";
 import { INDEXED_SORTS, ProductColumns, type IndexedSort, type ProductKeyRow } from "./product-columns";
 
 export { INDEXED_SORTS, type IndexedSort, type ProductKeyRow } from "./product-columns";
+export type { MemoryFilter } from "./kept-filters";
 
-// A list's filters as the index counts them. `q`: the search term already folded by catalog_fold, without LIKE's
-// wildcards (the caller checks), so that "contains" is the statement's `like '%…%'`.
-export interface MemoryFilter {
-  familyId?: string;
-  categoryId?: string;
-  updatedSinceMs?: number;
-  q?: string;
-}
-
-// Past this many products changed at once, cached filter totals are dropped (counted again when asked) rather than
+// Past this many products changed at once, kept filters are dropped (counted again when asked) rather than
 // adjusted product by product, and the orders are rebuilt by a merge instead of moved one product at a time.
 const ADJUST_MAX = 2_000;
 const MOVE_MAX = 64;
+// A search's matches found first are sorted when at most this many, else marked and read along the order.
+const SORT_MAX = 2_000;
 
 export class ProductIndex extends ProductColumns {
   /** The feed cursor this index holds the products at. */
@@ -29,18 +24,20 @@ export class ProductIndex extends ProductColumns {
   private readonly orders = new Map<IndexedSort, Int32Array>();
   /** Slots in every order (the products held). */
   private n = 0;
-  /** Totals of filters asked (key: the filter), exact at `cursor`; adjusted as changes are applied. */
-  private readonly totals = new Map<string, { filter: MemoryFilter; total: number }>();
-  private readonly maxTotals: number;
+  /** Totals (and a rare search's matches) of filters asked, exact at `cursor`; adjusted as changes are applied. */
+  private readonly kept: KeptFilters;
+  /** Search texts a page may test along an order before its matches are found first instead. */
+  private readonly walkChecks: number;
   /** Every search text joined (by NUL, which no text holds), for a search's first count; slots changed since it was
    * joined are `dirty` and tested one by one. */
   private joined?: JoinedTexts;
   private readonly dirty = new Set<number>();
 
-  constructor(cursor: string, opts: { maxTotals?: number } = {}) {
+  constructor(cursor: string, opts: { maxTotals?: number; maxKeptSlots?: number; walkChecks?: number } = {}) {
     super();
     this.cursor = cursor;
-    this.maxTotals = opts.maxTotals ?? 2_000;
+    this.kept = new KeptFilters(opts.maxTotals ?? 2_000, opts.maxKeptSlots ?? 2_000_000);
+    this.walkChecks = opts.walkChecks ?? 10_000;
     for (const s of INDEXED_SORTS) this.orders.set(s, new Int32Array(0));
   }
 
@@ -99,7 +96,7 @@ export class ProductIndex extends ProductColumns {
   apply(changed: ReadonlyMap<string, ProductKeyRow | null>, cursor: string): void {
     const k = changed.size;
     const adjust = k <= ADJUST_MAX;
-    if (!adjust) this.totals.clear();
+    if (!adjust) this.kept.clear();
     const old: number[] = [];
     for (const id of changed.keys()) {
       const slot = this.slotOf.get(id);
@@ -108,10 +105,7 @@ export class ProductIndex extends ProductColumns {
     // Out of the orders and totals with their old keys.
     if (old.length <= MOVE_MAX) for (const slot of old) this.unplace(slot);
     else this.unplaceAll(new Set(old));
-    for (const slot of old) {
-      this.uncount(slot, adjust);
-      this.dirty.add(slot);
-    }
+    this.recount(old, -1, adjust);
     // Their new keys.
     const placed: number[] = [];
     for (const [id, row] of changed) {
@@ -130,31 +124,105 @@ export class ProductIndex extends ProductColumns {
     }
     if (placed.length <= MOVE_MAX) for (const slot of placed) this.place(slot);
     else this.placeAll(placed);
-    for (const slot of placed) {
-      this.countIn(slot, adjust);
-      this.dirty.add(slot);
-    }
+    this.recount(placed, 1, adjust);
     this.cursor = cursor;
   }
 
-  /** The ids of a page of an order: `offset` rows skipped, at most `limit`, among the products matching `since`
-   * (updatedAt order only: a window of it is one stretch). */
-  slice(sort: IndexedSort, order: "asc" | "desc", offset: number, limit: number, sinceMs?: number): string[] {
+  /**
+   * The ids of a page of an order among the products matching `f`: `offset` matches skipped, at most `limit`. An
+   * updatedSince window of the updatedAt order is one stretch of it; other filters are tested product by product
+   * along the order, except a search whose page is not found within `walkChecks` texts tested: its matches are then
+   * found first (by one search of the joined texts) and put in the order, both kept for the next pages.
+   */
+  page(
+    sort: IndexedSort,
+    order: "asc" | "desc",
+    offset: number,
+    limit: number,
+    f: MemoryFilter = {},
+  ): string[] {
     const o = this.orders.get(sort)!;
-    let lo = 0;
-    const hi = this.n;
-    if (sinceMs !== undefined) {
-      if (sort !== "updatedAt")
-        throw new Error("ProductIndex.slice: a window is one stretch of the updatedAt order");
-      lo = this.firstUpdatedAtOrAfter(sinceMs);
+    const stretch = sort === "updatedAt" && f.updatedSinceMs !== undefined;
+    const lo = stretch ? this.firstUpdatedAtOrAfter(f.updatedSinceMs!) : 0;
+    const rest: MemoryFilter = stretch ? { ...f, updatedSinceMs: undefined } : f;
+    const filtered = Object.values(rest).some((v) => v !== undefined);
+    const test = filtered ? this.predicate(rest) : () => true;
+    if (filtered && offset >= this.count(f)) return [];
+    if (filtered) {
+      // The matches in this order when kept; else along the order while the page is found within the budget of
+      // slots tested (a text search costs ten times a test of numbers); else the matches found first, then kept.
+      let asc = this.kept.get(f)?.orders?.get(sort);
+      if (!asc) {
+        const budget = rest.q === undefined ? this.walkChecks * 10 : this.walkChecks;
+        const likely = (offset + limit) * ((this.n - lo) / this.count(f)) <= budget;
+        const walked = likely ? this.walk(o, lo, order, offset, limit, test, 0, budget) : undefined;
+        if (walked) return walked;
+        asc = this.inOrder(f, sort, o);
+      }
+      const from = order === "asc" ? offset : asc.length - offset - limit;
+      const ids = Array.from(asc.subarray(Math.max(0, from), from + limit), (slot) => this.ids[slot]!);
+      return order === "asc" ? ids : ids.reverse();
     }
+    return this.walk(o, lo, order, 0, limit, test, offset)!;
+  }
+
+  // A page along an order from `lo` (or its end, descending): `offset` matches of `test` skipped, at most `limit`
+  // taken; `first` positions skipped without testing. Undefined once `budget` slots are tested short of the page.
+  private walk(
+    o: Int32Array,
+    lo: number,
+    order: "asc" | "desc",
+    offset: number,
+    limit: number,
+    test: (slot: number) => boolean,
+    first = 0,
+    budget = Infinity,
+  ): string[] | undefined {
     const out: string[] = [];
-    if (order === "asc") {
-      for (let i = lo + offset; i < hi && out.length < limit; i++) out.push(this.ids[o[i]!]!);
-    } else {
-      for (let i = hi - 1 - offset; i >= lo && out.length < limit; i--) out.push(this.ids[o[i]!]!);
+    let skip = offset;
+    const step = order === "asc" ? 1 : -1;
+    for (let i = order === "asc" ? lo + first : this.n - 1 - first; i >= lo && i < this.n; i += step) {
+      if (budget-- <= 0) return undefined;
+      const slot = o[i]!;
+      if (!test(slot)) continue;
+      if (skip > 0) skip--;
+      else if (out.push(this.ids[slot]!) === limit) break;
     }
     return out;
+  }
+
+  // The matches of a filter in one order, ascending: sorted when few, else marked and read along the order (then
+  // kept with them).
+  private inOrder(f: MemoryFilter, sort: IndexedSort, o: Int32Array): Int32Array {
+    const found = this.matching(f);
+    let asc: Int32Array;
+    if (found.size <= SORT_MAX) {
+      asc = Int32Array.from(found.slots).sort((a, b) => this.compare(sort, a, b));
+    } else {
+      const marks = new Uint8Array(this.used);
+      for (const slot of found.slots) marks[slot] = 1;
+      asc = new Int32Array(found.size);
+      let j = 0;
+      for (let i = 0; i < this.n; i++) if (marks[o[i]!] === 1) asc[j++] = o[i]!;
+    }
+    this.kept.keepOrder(f, sort, asc);
+    return asc;
+  }
+
+  // The slots matching a filter: kept, else (then kept, with the total) one search of the joined texts with the rest
+  // tested on its matches, or without a search term every product tested.
+  private matching(f: MemoryFilter): { size: number; slots: Iterable<number> } {
+    const kept = this.kept.get(f);
+    if (kept?.slots) return { size: kept.slots.size, slots: kept.slots };
+    const others = this.predicate({ ...f, q: undefined });
+    const found: number[] = [];
+    const add = (slot: number) => {
+      if (others(slot)) found.push(slot);
+    };
+    if (f.q !== undefined) this.forEachContaining(f.q, add);
+    else for (const slot of this.orders.get("updatedAt")!.subarray(0, this.n)) add(slot);
+    this.kept.keep(f, found.length, found);
+    return { size: found.length, slots: found };
   }
 
   /** The exact total of a filter at `cursor`. */
@@ -169,26 +237,7 @@ export class ProductIndex extends ProductColumns {
     if (familyId === undefined && updatedSinceMs === undefined && q === undefined) {
       return this.categories.count(categoryId!);
     }
-    const key = JSON.stringify([familyId, categoryId, updatedSinceMs, q]);
-    const kept = this.totals.get(key);
-    if (kept) {
-      this.totals.delete(key);
-      this.totals.set(key, kept);
-      return kept.total;
-    }
-    let total = 0;
-    if (q !== undefined) {
-      const rest = { ...f, q: undefined };
-      this.forEachContaining(q, (slot) => {
-        if (this.matches(slot, rest)) total++;
-      });
-    } else {
-      for (const slot of this.orders.get("updatedAt")!.subarray(0, this.n))
-        if (this.matches(slot, f)) total++;
-    }
-    this.totals.set(key, { filter: f, total });
-    if (this.totals.size > this.maxTotals) this.totals.delete(this.totals.keys().next().value!);
-    return total;
+    return this.kept.get(f)?.total ?? this.matching(f).size;
   }
 
   /** Approximate bytes held: strings at two bytes a character plus their headers, the arrays, the id map. */
@@ -215,26 +264,27 @@ export class ProductIndex extends ProductColumns {
     this.dirty.clear();
   }
 
-  private matches(slot: number, f: MemoryFilter): boolean {
-    if (f.familyId !== undefined && this.family[slot] !== this.families.peek(f.familyId)) return false;
-    if (f.categoryId !== undefined && this.category[slot] !== this.categories.peek(f.categoryId))
-      return false;
-    if (f.updatedSinceMs !== undefined && this.updated[slot]! < f.updatedSinceMs) return false;
-    if (f.q !== undefined && !this.searches[slot]!.includes(f.q)) return false;
-    return true;
+  // A filter's test of one slot, its interned ids looked up once (a family never seen matches no product).
+  private predicate(f: MemoryFilter): (slot: number) => boolean {
+    const fam = f.familyId === undefined ? undefined : this.families.peek(f.familyId);
+    const cat = f.categoryId === undefined ? undefined : this.categories.peek(f.categoryId);
+    const { family, category, updated, searches } = this;
+    const { updatedSinceMs: since, q } = f;
+    return (slot) =>
+      (fam === undefined || family[slot] === fam) &&
+      (cat === undefined || category[slot] === cat) &&
+      (since === undefined || updated[slot]! >= since) &&
+      (q === undefined || searches[slot]!.includes(q));
   }
 
-  // A product's part of the counters and of the kept totals, taken out (its keys still the old ones) or put in.
-  private uncount(slot: number, adjust: boolean): void {
-    this.families.add(this.family[slot]!, -1);
-    this.categories.add(this.category[slot]!, -1);
-    if (adjust) for (const t of this.totals.values()) if (this.matches(slot, t.filter)) t.total--;
-  }
-
-  private countIn(slot: number, adjust: boolean): void {
-    this.families.add(this.family[slot]!, 1);
-    this.categories.add(this.category[slot]!, 1);
-    if (adjust) for (const t of this.totals.values()) if (this.matches(slot, t.filter)) t.total++;
+  // Products taken out of the counters and kept filters (their keys still the old ones) or put in (their new keys).
+  private recount(slots: readonly number[], by: 1 | -1, adjust: boolean): void {
+    for (const slot of slots) {
+      this.families.add(this.family[slot]!, by);
+      this.categories.add(this.category[slot]!, by);
+      this.dirty.add(slot);
+    }
+    if (adjust) this.kept.move(slots, (f) => this.predicate(f), by);
   }
 
   // The first position of the updatedAt order at or after an instant.

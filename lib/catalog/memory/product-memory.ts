@@ -23,6 +23,8 @@ import { INDEXED_SORTS, ProductIndex, type IndexedSort, type ProductKeyRow } fro
 export interface ProductMemoryOptions {
   maxProducts: number;
   minProducts: number;
+  /** Search texts a filtered page may test along an order (ProductIndex's `walkChecks`; its default otherwise). */
+  walkChecks?: number;
   /** Where a failed build is told (none: silent). */
   log?: (message: string) => void;
 }
@@ -217,7 +219,7 @@ export class ProductMemory {
         await tx.query("set transaction isolation level repeatable read, read only");
         if (ctx.rowSecurity) await tx.query(setLocalSql(ctx.rowSecurity));
         const [state] = await tx.query<{ head: string }>(HEAD_SQL, [orgId]);
-        const built = new ProductIndex(state!.head);
+        const built = new ProductIndex(state!.head, { walkChecks: this.options.walkChecks });
         await everyProduct(tx, orgId, (rows) => {
           if (built.size + rows.length > this.options.maxProducts)
             throw new Error("over CATALOG_MEMORY_MAX_PRODUCTS");

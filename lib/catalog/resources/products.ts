@@ -145,25 +145,24 @@ async function checkChannel(
   if (!known) throw new UnknownReferenceError("channelId", channelId);
 }
 
-// A page of the organization's products in one indexed sort (an updatedSince window in the updatedAt sort), the
-// whole catalog otherwise unfiltered, from its index in memory: any page costs one statement of its rows by id.
+// A page of the organization's products in one indexed sort, filtered or not, from its index in memory: any page
+// costs one statement of its rows by id. None when the organization has no index, or a search term's fold holds
+// one of LIKE's wildcards.
 async function orderedFromMemory(
   ctx: CatalogContext,
   orgId: string,
   q: ProductsQuery,
 ): Promise<ListResult<Product> | undefined> {
   const single = q.sort.length === 1 ? q.sort[0]! : undefined;
-  if (!ctx.memory || !single || q.q || q.familyId || q.categoryId) return undefined;
-  if (q.updatedSince && single.field !== "updatedAt") return undefined;
-  const sinceMs = sinceOf(q);
+  if (!single || !ctx.memory?.index(orgId)) return undefined;
+  const filtered = !!(q.q || q.familyId || q.categoryId || q.updatedSince);
+  const f = filtered ? await memoryFilter(ctx, q) : {};
+  if (!f) return undefined;
   const offset = (q.page - 1) * q.perPage;
   const page = await pageFromMemory<Row>(
     ctx,
     orgId,
-    (idx) => ({
-      ids: idx.slice(single.field, single.order, offset, q.perPage, sinceMs),
-      total: idx.count({ updatedSinceMs: sinceMs }),
-    }),
+    (idx) => ({ ids: idx.page(single.field, single.order, offset, q.perPage, f), total: idx.count(f) }),
     (ids) => {
       const w = new Where("p.org_id", orgId);
       const columns = itemColumns(w, q.channelId);
@@ -178,7 +177,7 @@ async function orderedFromMemory(
   if (!page) return undefined;
   if (q.channelId) await checkChannel(ctx, orgId, q.channelId, page.rows);
   // The unfiltered total, remembered at the rows' version: what a search's plan choice weighs its matches against.
-  if (page.version !== undefined && sinceMs === undefined) {
+  if (page.version !== undefined && !filtered) {
     ctx.counts.set(countKey(new Where("p.org_id", orgId).count("products p")), page.version, page.total);
   }
   return { data: page.rows.map(productItem), pagination: pagination(q.page, q.perPage, page.total) };

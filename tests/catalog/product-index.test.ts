@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import {
+  INDEXED_SORTS,
+  ProductIndex,
+  type IndexedSort,
+  type MemoryFilter,
+  type ProductKeyRow,
+} from "@/lib/catalog/memory/product-index";
+import { compareC } from "@/lib/catalog/memory/text-order";
+
+// ProductIndex.page alone (no database): a filtered page of any order, by each of its three ways (tested along the
+// order; a search's matches found first, then sorted when few or marked and walked when many), is the brute-force
+// answer: the matching rows sorted as Postgres sorts them (collate "C", the id last), then sliced.
+
+const STATUS_RANK: Record<string, number> = { archived: 0, draft: 1, published: 2 };
+
+function rows(n: number): ProductKeyRow[] {
+  return Array.from({ length: n }, (_, i) => {
+    // "lampe" in 30 % of the labels (more matches than a sort takes), "rare" in 0.5 % (few enough to sort).
+    const word = i % 10 < 3 ? "lampe" : i % 200 === 7 ? "rare" : "chaise";
+    const label_sort = `${word} ${(i * 7919) % 1013}`;
+    const identifier = `PM-${(i * 31) % 5003}`;
+    return {
+      id: `prd_${String(i).padStart(6, "0")}`,
+      identifier,
+      search: `${identifier.toLowerCase()}\u001f${label_sort}`,
+      label_sort,
+      updated_ms: Date.UTC(2026, 0, 1) + ((i * 13) % 4000) * 60_000,
+      status: ["draft", "published", "archived"][i % 3]!,
+      family_id: i % 5 === 0 ? "fam_b" : "fam_a",
+      category_id: i % 4 === 0 ? "cat_b" : "cat_a",
+    };
+  });
+}
+
+function compare(sort: IndexedSort, a: ProductKeyRow, b: ProductKeyRow): number {
+  const c =
+    sort === "updatedAt"
+      ? a.updated_ms - b.updated_ms
+      : sort === "status"
+        ? STATUS_RANK[a.status]! - STATUS_RANK[b.status]!
+        : compareC(
+            sort === "label" ? a.label_sort : a.identifier,
+            0,
+            sort === "label" ? b.label_sort : b.identifier,
+            0,
+          );
+  return c !== 0 ? c : compareC(a.id, 0, b.id, 0);
+}
+
+const matches = (r: ProductKeyRow, f: MemoryFilter) =>
+  (f.familyId === undefined || r.family_id === f.familyId) &&
+  (f.categoryId === undefined || r.category_id === f.categoryId) &&
+  (f.updatedSinceMs === undefined || r.updated_ms >= f.updatedSinceMs) &&
+  (f.q === undefined || r.search.includes(f.q));
+
+function built(all: ProductKeyRow[], walkChecks: number): ProductIndex {
+  const idx = new ProductIndex("1", { walkChecks });
+  idx.loadRows(all);
+  for (const s of INDEXED_SORTS)
+    idx.loadOrder(
+      s,
+      [...all].sort((a, b) => compare(s, a, b)).map((r) => r.id),
+    );
+  idx.finishLoad();
+  return idx;
+}
+
+const FILTERS: MemoryFilter[] = [
+  {},
+  { q: "lampe" },
+  { q: "rare" },
+  { q: "pm-4" },
+  { q: "nothing" },
+  { q: "lampe", familyId: "fam_b" },
+  { q: "rare", categoryId: "cat_b", updatedSinceMs: Date.UTC(2026, 0, 2) },
+  { familyId: "fam_b", categoryId: "cat_a" },
+  { updatedSinceMs: Date.UTC(2026, 0, 3) },
+  { familyId: "fam_none" },
+];
+
+describe("ProductIndex.page", () => {
+  const all = rows(12_000);
+  // 0: every search's matches found first; 10⁹: every search tested along the order; the default between.
+  for (const walkChecks of [0, 1e9, 10_000]) {
+    it(`is the brute-force page of every filter, sort and direction (walkChecks ${walkChecks})`, () => {
+      const idx = built(all, walkChecks);
+      for (const f of FILTERS) {
+        const matching = all.filter((r) => matches(r, f));
+        expect(idx.count(f), JSON.stringify(f)).toBe(matching.length);
+        for (const sort of INDEXED_SORTS) {
+          const asc = [...matching].sort((a, b) => compare(sort, a, b)).map((r) => r.id);
+          for (const order of ["asc", "desc"] as const) {
+            const expected = order === "asc" ? asc : [...asc].reverse();
+            for (const [offset, limit] of [
+              [0, 100],
+              [200, 100],
+              [3_550, 100],
+              [expected.length - 7, 20],
+              [20_000, 5],
+            ]) {
+              expect(
+                idx.page(sort, order, offset!, limit!, f),
+                `${JSON.stringify(f)} ${sort}.${order} @${offset}`,
+              ).toEqual(expected.slice(Math.max(0, offset!), Math.max(0, offset!) + limit!));
+            }
+          }
+        }
+      }
+    });
+  }
+
+  it("pages a search as the brute force after changes (matches kept, texts changed since they were joined)", () => {
+    const idx = built(all, 0);
+    // Asked before the changes: their matches are kept, then adjusted by the changes.
+    for (const q of ["rare", "lampe", "table 1"]) idx.page("label", "asc", 0, 50, { q });
+    const changed = new Map<string, ProductKeyRow | null>();
+    const next = all.map((r) => ({ ...r }));
+    for (let i = 0; i < 300; i++) {
+      const r = next[i * 37]!;
+      r.label_sort = i % 2 ? `rare ${i}` : `table ${i}`;
+      r.search = `${r.identifier.toLowerCase()}\u001f${r.label_sort}`;
+      r.updated_ms += 1;
+      changed.set(r.id, r);
+    }
+    changed.set(next[5]!.id, null);
+    idx.apply(changed, "2");
+    const present = next.filter((r) => r.id !== next[5]!.id);
+    for (const q of ["rare", "lampe", "table 1"]) {
+      const expected = present
+        .filter((r) => r.search.includes(q))
+        .sort((a, b) => compare("label", a, b))
+        .map((r) => r.id);
+      expect(idx.page("label", "asc", 0, 50, { q }), q).toEqual(expected.slice(0, 50));
+      expect(idx.page("label", "desc", 10, 50, { q }), q).toEqual([...expected].reverse().slice(10, 60));
+      expect(idx.count({ q }), q).toBe(expected.length);
+    }
+  });
+});
