@@ -761,6 +761,11 @@ async function main(): Promise<void> {
     }
     log(`${s.name}: ${a.body.pagination ? JSON.stringify(a.body.pagination) : "an item"}`);
   }
+  // The app's work at start (its biggest organizations' products being read into memory, lib/catalog/memory) ends
+  // before anything is checked or measured (while it runs, a deep page read by SQL may wait past its timeout).
+  log(
+    `app quiet after ${await whenQuiet(app.pid!)} ms, the path through Next.js after ${await whenQuiet(appNext.pid!)} ms`,
+  );
   // The mix: a sample of drawn requests answered alike by both paths of the app and the floor.
   for (const s of list.filter((x) => x.mix)) {
     const draw = mixDrawer(s.mix!, 1);
@@ -783,11 +788,6 @@ async function main(): Promise<void> {
     log(`${s.name}: ${MIX_SAMPLE} drawn requests answered alike by both paths and the floor`);
   }
 
-  // The app's work at start (its biggest organizations' products being read into memory, lib/catalog/memory) ends
-  // before anything is measured.
-  log(
-    `app quiet after ${await whenQuiet(app.pid!)} ms, the path through Next.js after ${await whenQuiet(appNext.pid!)} ms`,
-  );
   const loadBefore = loadAverage();
   const date = new Date()
     .toISOString()
