@@ -30,6 +30,7 @@ import { insertKeys } from "./support";
 import { treeRssMb, whenQuiet } from "./process-rss";
 import { openLoopProcess } from "./open-loop";
 import { buildServerModules } from "../scripts/lib/build";
+import { SERVER_NODE_FLAGS } from "../scripts/lib/server-process";
 
 const require = createRequire(import.meta.url);
 const autocannon = require("autocannon") as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -692,7 +693,7 @@ async function main(): Promise<void> {
   };
   // The production server twice: with its fast path, and with the API through Next.js (PCA_FAST_PATH=off).
   const serve = (name: string, port: number, extra: Record<string, string>) =>
-    start(name, process.execPath, ["scripts/serve.mjs"], {
+    start(name, process.execPath, [...SERVER_NODE_FLAGS, "scripts/serve.mjs"], {
       ...serverEnv,
       PORT: String(port),
       HOSTNAME: "127.0.0.1",

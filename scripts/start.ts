@@ -12,6 +12,7 @@ import { DatabaseBusyError, describeDatabase, openMigratedDatabase } from "./lib
 import { loadEnvFiles } from "./lib/env";
 import { describeStartData, prepareStartData, type SeedDemo, type StartData } from "./lib/first-start";
 import { removePidFile, runningServerPid, writePidFile } from "./lib/pid-file";
+import { SERVER_NODE_FLAGS } from "./lib/server-process";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const NEXT_BIN = path.join(ROOT, "node_modules", ".bin", "next");
@@ -100,7 +101,7 @@ async function main() {
   process.off("SIGINT", onEarlySignal);
   process.off("SIGTERM", onEarlySignal);
 
-  const child = spawn(process.execPath, [path.join(ROOT, "scripts", "serve.mjs")], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.join(ROOT, "scripts", "serve.mjs")], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, PORT: String(config.PORT), NODE_ENV: "production" },
