@@ -131,8 +131,9 @@ export class ProductIndex extends ProductColumns {
   /**
    * The ids of a page of an order among the products matching `f`: `offset` matches skipped, at most `limit`. An
    * updatedSince window of the updatedAt order is one stretch of it; other filters are tested product by product
-   * along the order, except a search whose page is not found within `walkChecks` texts tested: its matches are then
-   * found first (by one search of the joined texts) and put in the order, both kept for the next pages.
+   * along the order, unless the page is not found within a budget of tests (`walkChecks` texts, ten times as many
+   * numbers): the filter's matches are then found first (a word's by one search of the joined texts) and put in the
+   * order, both kept for the next pages.
    */
   page(
     sort: IndexedSort,
