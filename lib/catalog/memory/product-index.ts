@@ -24,9 +24,9 @@ export class ProductIndex extends ProductColumns {
   private readonly orders = new Map<IndexedSort, Int32Array>();
   /** Slots in every order (the products held). */
   private n = 0;
-  /** Totals (and a rare search's matches) of filters asked, exact at `cursor`; adjusted as changes are applied. */
+  /** Totals (and, when few enough, the matches) of filters asked, exact at `cursor`; adjusted as changes apply. */
   private readonly kept: KeptFilters;
-  /** Search texts a page may test along an order before its matches are found first instead. */
+  /** Search texts a filtered page may test along an order before its matches are found first instead. */
   private readonly walkChecks: number;
   /** Every search text joined (by NUL, which no text holds), for a search's first count; slots changed since it was
    * joined are `dirty` and tested one by one. */
@@ -147,24 +147,23 @@ export class ProductIndex extends ProductColumns {
     const lo = stretch ? this.firstUpdatedAtOrAfter(f.updatedSinceMs!) : 0;
     const rest: MemoryFilter = stretch ? { ...f, updatedSinceMs: undefined } : f;
     const filtered = Object.values(rest).some((v) => v !== undefined);
-    const test = filtered ? this.predicate(rest) : () => true;
-    if (filtered && offset >= this.count(f)) return [];
-    if (filtered) {
-      // The matches in this order when kept; else along the order while the page is found within the budget of
-      // slots tested (a text search costs ten times a test of numbers); else the matches found first, then kept.
-      let asc = this.kept.get(f)?.orders?.get(sort);
-      if (!asc) {
-        const budget = rest.q === undefined ? this.walkChecks * 10 : this.walkChecks;
-        const likely = (offset + limit) * ((this.n - lo) / this.count(f)) <= budget;
-        const walked = likely ? this.walk(o, lo, order, offset, limit, test, 0, budget) : undefined;
-        if (walked) return walked;
-        asc = this.inOrder(f, sort, o);
-      }
-      const from = order === "asc" ? offset : asc.length - offset - limit;
-      const ids = Array.from(asc.subarray(Math.max(0, from), from + limit), (slot) => this.ids[slot]!);
-      return order === "asc" ? ids : ids.reverse();
+    if (!filtered) return this.walk(o, lo, order, 0, limit, () => true, offset)!;
+    const total = this.count(f);
+    if (offset >= total) return [];
+    // The matches in this order when kept; else along the order while the page is found within the budget of slots
+    // tested (a text search costs ten times a test of numbers); else the matches found first, then kept.
+    let asc = this.kept.get(f)?.orders?.get(sort);
+    if (!asc) {
+      const budget = rest.q === undefined ? this.walkChecks * 10 : this.walkChecks;
+      const likely = (offset + limit) * ((this.n - lo) / total) <= budget;
+      const test = this.predicate(rest);
+      const walked = likely ? this.walk(o, lo, order, offset, limit, test, 0, budget) : undefined;
+      if (walked) return walked;
+      asc = this.inOrder(f, sort, o);
     }
-    return this.walk(o, lo, order, 0, limit, test, offset)!;
+    const from = order === "asc" ? offset : asc.length - offset - limit;
+    const ids = Array.from(asc.subarray(Math.max(0, from), from + limit), (slot) => this.ids[slot]!);
+    return order === "asc" ? ids : ids.reverse();
   }
 
   // A page along an order from `lo` (or its end, descending): `offset` matches of `test` skipped, at most `limit`
