@@ -240,14 +240,15 @@ export class ProductIndex extends ProductColumns {
     return this.kept.get(f)?.total ?? this.matching(f).size;
   }
 
-  /** Approximate bytes held: strings at two bytes a character plus their headers, the arrays, the id map. */
+  /** Approximate bytes held: strings at two bytes a character plus their headers, the arrays, the id map, the
+   * searches' matches kept. */
   approximateBytes(): number {
     let chars = 0;
     for (let s = 0; s < this.ids.length; s++) {
       chars += this.ids[s]!.length + this.identifiers[s]!.length + this.searches[s]!.length;
     }
     const perSlot = 4 + 8 + 1 + 4 + 4 + 4 * INDEXED_SORTS.length + 3 * 8 + 3 * 16 + 40;
-    return chars + this.labelAt.length * perSlot;
+    return chars + this.labelAt.length * perSlot + 4 * (this.joined?.keptSlots ?? 0);
   }
 
   // Calls `fn` with every product whose search text holds `q`: one search of the joined texts, then the products
