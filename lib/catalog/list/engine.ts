@@ -136,27 +136,51 @@ async function pageWithMemoryTotal<Row>(
 }
 
 // The page statement: `limit` and `offset` are SQL (numbers or placeholders), `seek` a condition after the WHERE.
+// `matchesFirst`: the rows matching the conditions are read first (by the index their filter has, behind an
+// `offset 0` fence the planner does not look through), then sorted, instead of walking the sort's index and testing
+// each row: a walk that is planned for matches spread evenly reads most of the table when they gather at the other
+// end (690,000 media, documents sorted by category: 962 ms walked against 155 ms read first).
 function pageSql<Row>(
   spec: ListSpec<Row, unknown>,
   limit: string,
   offset: string,
   seek: string,
   skipped: number,
+  matchesFirst = false,
 ): string {
   const anchor = spec.seek ? `${spec.seek.column}::text as anchor_sort, ` : "";
   const head = spec.memoryTotal ? `${FEED_HEAD_COLUMN}, ` : "";
   const columns = `${spec.columns}, ${anchor}${head}${versionColumn(spec.resource)}`;
-  const picked = `from ${spec.from} where ${spec.where} ${seek} order by ${spec.order} limit ${limit} offset ${offset}`;
+  const window = `order by ${spec.order} limit ${limit} offset ${offset}`;
+  if (matchesFirst) {
+    const alias = spec.from.trim().split(/\s+/).pop();
+    return `select ${columns} from (select * from ${spec.from} where ${spec.where} ${seek} offset 0) ${alias} ${window}`;
+  }
+  const picked = `from ${spec.from} where ${spec.where} ${seek} ${window}`;
   if (spec.deferredJoin && skipped >= DEFERRED_JOIN_MIN_OFFSET) {
     return `select ${columns} from (select ${spec.deferredJoin.id} ${picked}) k ${spec.deferredJoin.join} order by ${spec.order}`;
   }
   return `select ${columns} ${picked}`;
 }
 
+// Whether a filtered page reads its matches first (pageSql): when the total last counted for its filter is small
+// (MATCHES_FIRST_MIN), or at most MATCHES_FIRST_RATIO times the rows the page needs (then reading them all costs at
+// most that many times what any plan must read, and no walk is left to the matches' spread).
+export const MATCHES_FIRST_MIN = 2_000;
+export const MATCHES_FIRST_RATIO = 10;
+function matchesFirst(ctx: CatalogContext, spec: ListSpec<unknown, unknown>, w: Window): boolean {
+  if (spec.onePlan) return false;
+  const total = ctx.counts.peek(countKey(spec.count));
+  return (
+    total !== undefined && total <= Math.max(MATCHES_FIRST_MIN, MATCHES_FIRST_RATIO * (w.offset + w.perPage))
+  );
+}
+
 // The page's rows, LIMIT and OFFSET as parameters after the list's own.
 function rowsAt<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window): Promise<Row[]> {
   const n = spec.where.params.length;
-  return ctx.db.query<Row>(pageSql(spec, `$${n + 1}`, `$${n + 2}`, "", w.offset), [
+  const first = matchesFirst(ctx, spec as ListSpec<unknown, unknown>, w);
+  return ctx.db.query<Row>(pageSql(spec, `$${n + 1}`, `$${n + 2}`, "", w.offset, first), [
     ...spec.where.params,
     w.perPage,
     w.offset,
