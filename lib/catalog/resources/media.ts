@@ -77,7 +77,10 @@ export async function listMedia(
   baseUrl: string,
 ): Promise<ListResult<Media>> {
   const where = new Where("m.org_id", org.id).and("m.is_public");
-  if (q.type?.length) where.and("m.type = any(?::text[])", [...new Set(q.type)]);
+  // One type as an equality, so that its indexes (migration 0028) give the page in its order.
+  const types = [...new Set(q.type ?? [])];
+  if (types.length === 1) where.and("m.type = ?", types[0]);
+  else if (types.length > 1) where.and("m.type = any(?::text[])", types);
   if (q.category) where.and("m.category_sort = catalog_fold(?)", q.category);
   // link_count is kept by media_links' triggers (migration 0004); a partial index holds the public orphans.
   if (q.orphansOnly) where.and("m.link_count = 0");
@@ -92,6 +95,7 @@ export async function listMedia(
       where,
       count: where.count("media m"),
       order: orderBy(q.sort, MEDIA_SORTS, "m.id"),
+      deferredJoin: { id: "m.id", join: "join media m on m.org_id = $1 and m.id = k.id" },
       // A type, a category or a search can be rare or everywhere: one plan only without them.
       onePlan: !q.q && !q.category && !q.type?.length && !q.updatedSince,
       map: (r) => mediaItem(r, baseUrl, org.slug),
