@@ -82,7 +82,7 @@ export async function listMedia(
   if (types.length === 1) where.and("m.type = ?", types[0]);
   else if (types.length > 1) where.and("m.type = any(?::text[])", types);
   if (q.category) where.and("m.category_sort = catalog_fold(?)", q.category);
-  // link_count is kept by media_links' triggers (migration 0004); a partial index holds the public orphans.
+  // link_count is kept by media_links' triggers (migration 0004); partial indexes hold the public orphans (0004, 0028).
   if (q.orphansOnly) where.and("m.link_count = 0");
   addSearch(where, "m.search", q.q);
   addUpdatedSince(where, "m.updated_at", q.updatedSince);
