@@ -17,6 +17,8 @@ export default defineConfig([
     "bench/.work/**",
     "bench/ceiling/.next/**",
     "scripts/tmp/**",
+    "clients/typescript/dist/**",
+    "clients/typescript/src/openapi.ts",
   ]),
   {
     rules: {
