@@ -13,6 +13,7 @@ import {
   type ExportLine,
   type Item,
   type ListAnswer,
+  splitLines,
 } from "@/clients/typescript/src/index";
 import { startApiServer, type ApiServer } from "../support/api-server";
 
@@ -174,6 +175,17 @@ describe("the detail reads and the channels", () => {
 });
 
 describe("the export", () => {
+  it("splits NDJSON into lines, a line split across chunks held until its end comes", () => {
+    const first = splitLines("", '{"id":"a"}\n{"id":');
+    expect(first).toEqual({ lines: ['{"id":"a"}'], rest: '{"id":' });
+    const second = splitLines(first.rest, '"b"}\n\n{"end":true');
+    expect(second).toEqual({ lines: ['{"id":"b"}'], rest: '{"end":true' });
+    expect(splitLines(second.rest, ',"cursor":"1","count":2}\n')).toEqual({
+      lines: ['{"end":true,"cursor":"1","count":2}'],
+      rest: "",
+    });
+  });
+
   it("streams every item (as many as the list's total), then its end with the feed's cursor", async () => {
     const { pagination } = await client.products.page({ perPage: 1 });
     const { items, end } = await readAll(client.export("products"));
