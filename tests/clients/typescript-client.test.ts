@@ -2,6 +2,7 @@
 // of a list, the detail reads, the channels, the export (whole, and cut on the way then resumed through a cutting
 // proxy), the change feed followed with long polling while a write is made, and its typed errors (410, 401, 404).
 import http from "node:http";
+import { inspect } from "node:util";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pruneChanges } from "@/lib/catalog/feed/change-retention";
@@ -167,10 +168,12 @@ describe("the detail reads and the channels", () => {
     expect(refused).toBeInstanceOf(CatalogApiError);
     expect((refused as CatalogApiError).status).toBe(401);
     expect((refused as CatalogApiError).code).toMatch(/^PUBLIC_API_KEY_/);
-    // The key is never in what the error says.
+    // The key is never in what the error says, nor in what an inspection of the client shows.
     expect(JSON.stringify({ m: (refused as Error).message, s: (refused as Error).stack })).not.toContain(
       badKey,
     );
+    expect(inspect(stranger, { depth: 10, showHidden: true })).not.toContain(badKey);
+    expect(JSON.stringify(stranger)).not.toContain(badKey);
   });
 });
 
@@ -256,6 +259,26 @@ describe("the change feed", () => {
     expect(events.length).toBeGreaterThan(0);
     expect(events[0]).toMatchObject({ type: "products", op: "upsert", id: applied!.id });
     expect(Number(pages.at(-1)!.cursor)).toBeGreaterThan(Number(from));
+  });
+
+  it("asks again at once while a page says hasMore, one page per request", async () => {
+    const { end } = await readAll(client.export("channels"));
+    const from = (end as { cursor: string }).cursor;
+    for (const salt of [1, 2, 3])
+      await applyChange(api.fx.db, api.fx.acme.orgId, { kind: "relabel", pick: salt, salt });
+    const controller = new AbortController();
+    const pages: ChangesPage[] = [];
+    const started = Date.now();
+    for await (const page of client.follow({ after: from, limit: 1, wait: 20, signal: controller.signal })) {
+      pages.push(page);
+      if (!page.hasMore) controller.abort();
+    }
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(pages.every((p) => p.data.length === 1)).toBe(true);
+    expect(pages.slice(0, -1).every((p) => p.hasMore)).toBe(true);
+    const cursors = pages.map((p) => Number(p.cursor));
+    expect(cursors).toEqual([...cursors].sort((a, b) => a - b));
   });
 
   it("ends a follow aborted while it waits on the server, without an error", async () => {

@@ -30,7 +30,7 @@ export interface ClientOptions {
   onRetry?: (r: RetryInfo) => void;
 }
 
-// A query's values: undefined ones are left out, arrays are sent comma-separated.
+// A query's values: undefined ones and empty arrays are left out, arrays are sent comma-separated.
 export type QueryValues = Record<string, string | number | boolean | readonly string[] | null | undefined>;
 
 // What a request may add: its query, an abort signal, the media type it accepts.
@@ -99,7 +99,7 @@ export class Http {
   pathWith(path: string, query: QueryValues = {}): string {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) {
-      if (value === undefined || value === null) continue;
+      if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
       params.set(name, Array.isArray(value) ? value.join(",") : String(value));
     }
     const qs = params.toString();
