@@ -4,6 +4,7 @@
 // whatever the catalog's size.
 import type { CatalogClient } from "@/clients/typescript/src/index";
 import type { Database, Queryable } from "@/db/database";
+import { abortable } from "./abortable";
 import { describeFailure, isStatus, MirrorStopped } from "./failures";
 import type { Progress } from "./progress";
 import { MIRROR_RESOURCES, type MirrorResource, type MirrorTables } from "./tables";
@@ -33,7 +34,7 @@ export async function readSmallExport(
   signal: AbortSignal,
 ): Promise<SmallExport> {
   const items: string[] = [];
-  for await (const line of client.export(resource, { signal })) {
+  for await (const line of abortable(client.export(resource, { signal }), signal)) {
     if ("end" in line) return { items, cursor: line.cursor };
     items.push(JSON.stringify(line.item));
   }
@@ -101,7 +102,7 @@ async function streamInto(
   };
   let ended = false;
   try {
-    for await (const line of o.client.export(resource, { signal: o.signal })) {
+    for await (const line of abortable(o.client.export(resource, { signal: o.signal }), o.signal)) {
       if ("end" in line) {
         ended = true;
         break;

@@ -22,6 +22,8 @@ export class Progress {
   private lastEventAt: string | undefined;
   private reportedCaughtUp = false;
   private arrivals = 0;
+  private pending: { cursor: string; caughtUp: boolean; lag: number | undefined } | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
@@ -48,26 +50,35 @@ export class Progress {
     this.say(`${resource}: ${number(n)} items loaded in ${seconds(ms)} (${number(rate(n, ms))}/s)`);
   }
 
-  /** A page of the feed applied (committed with its cursor). */
-  applied(page: Applied & { cursor: string; lastEventAt?: string }): void {
+  /** A page of the feed applied (committed with its cursor); `atHead`: the feed had no more after it. */
+  applied(page: Applied & { cursor: string; lastEventAt?: string }, atHead: boolean): void {
     for (const k of ["events", "upserts", "deletes"] as const) {
       this.since[k] += page[k];
       this.total[k] += page[k];
     }
     if (page.lastEventAt) this.lastEventAt = page.lastEventAt;
     if (page.events > 0) this.reportedCaughtUp = false;
-    if (this.since.events > 0 && this.due()) this.flush(page.cursor, false);
+    if (atHead) this.caughtUp(page.cursor);
+    else if (page.events > 0) this.hold(page.cursor, false);
   }
 
   /**
-   * The feed read to its head: a line with the run's totals and the lag, once per arrival there, at most every
-   * `everyMs` unless it is the first or `now` (the end of a catch-up); one held back comes with the next quiet page.
+   * The feed read to its head: a line with the run's totals and the lag, once per arrival there; at once when it
+   * is the first arrival or `now` (the end of a catch-up).
    */
   caughtUp(cursor: string, now = false): void {
-    if (this.reportedCaughtUp || (!now && this.arrivals > 0 && !this.due())) return;
-    this.reportedCaughtUp = true;
-    this.arrivals++;
-    this.flush(cursor, true);
+    if (this.reportedCaughtUp) return;
+    if (now) {
+      this.pending = { cursor, caughtUp: true, lag: this.lagSeconds() };
+      this.emit();
+    } else this.hold(cursor, true);
+  }
+
+  /** Drops a line held back (the run ends with a line of its own). */
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = undefined;
   }
 
   /** Seconds from the last event applied (its `at`) to now; undefined before any event. */
@@ -76,8 +87,34 @@ export class Progress {
     return Math.max(0, (this.now() - Date.parse(this.lastEventAt)) / 1000);
   }
 
-  private flush(cursor: string, caughtUp: boolean): void {
-    const lag = this.lagSeconds();
+  // A feed line: written now when the last line is `everyMs` old (or it is the first arrival at the head), else
+  // held back and written when it is (a later one replaces it): one line every `everyMs` at most under a busy feed,
+  // and the last state always said.
+  private hold(cursor: string, caughtUp: boolean): void {
+    // The lag as it is now, when the page was applied, even if the line is written later.
+    this.pending = { cursor, caughtUp, lag: this.lagSeconds() };
+    const wait = this.everyMs - (this.now() - this.lastLine);
+    if (wait <= 0 || (caughtUp && this.arrivals === 0)) this.emit();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.emit(), wait);
+      this.timer.unref?.();
+    }
+  }
+
+  private emit(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const p = this.pending;
+    this.pending = undefined;
+    if (!p) return;
+    this.flush(p.cursor, p.caughtUp, p.lag);
+    if (p.caughtUp) {
+      this.reportedCaughtUp = true;
+      this.arrivals++;
+    }
+  }
+
+  private flush(cursor: string, caughtUp: boolean, lag: number | undefined): void {
     // Caught up: the run's totals; on the way: what was applied since the last line.
     const s = caughtUp ? this.total : this.since;
     this.say(

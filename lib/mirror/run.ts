@@ -4,6 +4,7 @@
 import { CatalogClient, type ChangesPage } from "@/clients/typescript/src/index";
 import { displayPrefix } from "@/lib/keys/format";
 import type { Database } from "@/db/database";
+import { abortable } from "./abortable";
 import { applyPage } from "./apply";
 import { describeFailure, explainServerFailure, isStatus, MirrorError, MirrorStopped } from "./failures";
 import { loadMirror, readSmallExport, type MirrorIdentity } from "./load";
@@ -42,6 +43,7 @@ export async function runMirror(o: MirrorOptions): Promise<MirrorOutcome> {
   try {
     return await new MirrorRun(o, baseUrl, target.db, progress, target.describe).run();
   } finally {
+    progress.close();
     await target.db.close();
   }
 }
@@ -186,10 +188,13 @@ class MirrorRun {
 
   // One page applied, when it has events or moves the cursor; returns the cursor to go on from.
   private async apply(page: ChangesPage, cursor: string): Promise<string> {
-    if (page.data.length === 0 && page.cursor === cursor) return cursor;
+    if (page.data.length === 0 && page.cursor === cursor) {
+      if (!page.hasMore) this.progress.caughtUp(cursor);
+      return cursor;
+    }
     const applied = await applyPage(this.db, this.tables, page, this.identity.keyPrefix);
     this.lastCursor = page.cursor;
-    this.progress.applied({ ...applied, cursor: page.cursor });
+    this.progress.applied({ ...applied, cursor: page.cursor }, !page.hasMore);
     return page.cursor;
   }
 
@@ -213,9 +218,8 @@ class MirrorRun {
       signal: this.o.signal,
     });
     try {
-      for await (const page of pages) {
+      for await (const page of abortable(pages, this.o.signal)) {
         cursor = await this.apply(page, cursor);
-        if (!page.hasMore) this.progress.caughtUp(cursor);
         if (this.o.signal.aborted) break;
       }
     } catch (err) {
@@ -225,6 +229,7 @@ class MirrorRun {
   }
 
   private stopped(cursor: string): MirrorOutcome {
+    this.progress.close();
     this.progress.say(
       `stopped at cursor ${cursor} (${this.progress.total.events} events applied in this run); run again to resume`,
     );

@@ -51,7 +51,13 @@ export function startMirror(
     exited,
     stop: async (signal = "SIGINT") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+      // A run that does not end on Ctrl-C within 20 s fails the test with what it said.
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      if (child.signalCode === "SIGKILL" && signal !== "SIGKILL")
+        throw new Error(`the mirror did not stop on ${signal}:\n${err}`);
+      return code;
     },
   };
 }
@@ -323,6 +329,7 @@ export async function mirrorProperty(fx: MirrorFixture, numRuns: number): Promis
         await m.stop("SIGKILL");
       }
     }),
-    { numRuns, interruptAfterTimeLimit: 150_000 },
+    // A run takes 2 to 5 s; a run that hangs (a mirror that does not stop) fails the property once the time is up.
+    { numRuns, interruptAfterTimeLimit: 150_000, markInterruptAsFailure: true },
   );
 }
