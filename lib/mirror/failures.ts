@@ -35,9 +35,16 @@ export function describeFailure(err: unknown): string {
   if (err instanceof Error) {
     const text = err.message || (err as { code?: string }).code || err.name;
     const cause = (err as { cause?: unknown }).cause;
-    return cause instanceof Error && cause.message !== text ? `${text}: ${describeFailure(cause)}` : text;
+    if (!(cause instanceof Error)) return text;
+    // A cause already said (fetch's "fetch failed") is skipped for its own cause (the refused connection).
+    const why = text.includes(cause.message) ? describeFailure((cause as { cause?: unknown }).cause) : "";
+    return text.includes(cause.message)
+      ? why
+        ? `${text}: ${why}`
+        : text
+      : `${text}: ${describeFailure(cause)}`;
   }
-  return String(err);
+  return err === undefined ? "" : String(err);
 }
 
 // The MirrorError for a failure of the API or of the network (anything else is returned as it is).
