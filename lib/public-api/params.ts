@@ -1,4 +1,5 @@
-import type { QueryDef, Refusal } from "@/lib/catalog/list/query-grammar";
+import { paramsOn, type QueryDef, type Refusal } from "@/lib/catalog/list/query-grammar";
+import type { PreviewFeature } from "@/lib/preview";
 import { PublicApiError } from "./api-errors";
 import {
   acceptsText,
@@ -21,15 +22,21 @@ export function sentQuery(request: Request, url: URL): URLSearchParams {
   return sent === null ? url.searchParams : new URLSearchParams(sent);
 }
 
-// Parses and validates URL query parameters against a QueryDef, or throws a 400 naming the parameter.
-export function parseQuery<T>(searchParams: URLSearchParams, def: QueryDef<T>): T {
+// Parses and validates URL query parameters against a QueryDef, or throws a 400 naming the parameter. A parameter of
+// a preview feature that is not in `preview` (the features switched on) is unknown, as any name the query lacks.
+export function parseQuery<T>(
+  searchParams: URLSearchParams,
+  def: QueryDef<T>,
+  preview: readonly PreviewFeature[] = [],
+): T {
+  const on = new Map(paramsOn(def, preview));
   // Own properties only, on an object without a prototype: "constructor", "toString" or "__proto__" are unknown
   // parameters like any other name, never inherited members of Object.prototype.
   const raw: Record<string, string | string[]> = Object.create(null);
   for (const [name, value] of searchParams) {
-    const param = Object.hasOwn(def.params, name) ? def.params[name] : undefined;
+    const param = on.get(name);
     if (!param) {
-      throw new PublicApiError("PUBLIC_API_INVALID_QUERY", unknownParamText(name, Object.keys(def.params)));
+      throw new PublicApiError("PUBLIC_API_INVALID_QUERY", unknownParamText(name, [...on.keys()]));
     }
     if (param.array) {
       const list = (raw[name] as string[] | undefined) ?? [];

@@ -113,7 +113,7 @@ export function withPublicApi<Q>(
         const scopes = perPath ? scopesOf(perPath(params)) : fixed;
         if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
         const url = new URL(request.url);
-        const query = parseQuery(sentQuery(request, url), opts.query);
+        const query = parseQuery(sentQuery(request, url), opts.query, rt.config.preview);
         if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
         const input = opts.jsonBody ? await readJsonBody(request) : undefined;
         // Row security (DB_ROW_SECURITY): the catalog's statements of this request read as catalog_reader, bound to

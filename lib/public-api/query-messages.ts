@@ -24,6 +24,10 @@ export function acceptsText(accepts: Accepts): string {
       return `date et heure ISO 8601 avec fuseau horaire attendue (ex. ${accepts.example})`;
     case "cursor":
       return `curseur de 1 à ${accepts.maxDigits} chiffres décimaux attendu (le champ « cursor » d'une réponse précédente)`;
+    case "namedList":
+      return accepts.names === "ids"
+        ? `liste de 1 à ${accepts.max} identifiants séparés par des virgules attendue`
+        : `liste de 1 à ${accepts.max} identifiants produit (valeurs de SKU) séparés par des virgules attendue`;
   }
 }
 
@@ -40,6 +44,8 @@ export function refusalText(r: Refusal): string {
       return acceptsText({ kind: "instant", example: r.example });
     case "instantRange":
       return `instant compris entre ${r.from} et ${r.to} en UTC attendu, en ISO 8601 avec fuseau horaire (ex. ${r.example})`;
+    case "tooManyValues":
+      return `au plus ${r.max} valeurs séparées par des virgules attendues, ${r.count} reçues`;
   }
 }
 

@@ -58,6 +58,12 @@ export interface ListSpec<Row, Item> {
    * read the feed's head and, when this gives the total at that head, no count runs. Undefined: counted as without.
    */
   memoryTotal?: (head?: string) => Promise<number | undefined>;
+  /**
+   * The conditions name the rows (reads by ids, lib/catalog/list/reads-by-ids.ts: at most a page's worth): every
+   * match is read in one statement, the page is a slice of them and the total their number. No count, cached total,
+   * anchor or plan choice is used or remembered: none is keyed by the names.
+   */
+  named?: boolean;
   /** Checks the page's rows before they are shaped (may query, may throw a catalog error). */
   validate?: (rows: Row[]) => Promise<void>;
   map: (row: Row) => Item;
@@ -83,8 +89,9 @@ export async function readList<Row, Item>(
   perPage: number,
 ): Promise<ListResult<Item>> {
   const w: Window = { page, perPage, offset: (page - 1) * perPage };
-  const { rows, total } =
-    spec.seek && w.offset >= SEEK_MIN_OFFSET
+  const { rows, total } = spec.named
+    ? await everyNamedRow(ctx, spec, w)
+    : spec.seek && w.offset >= SEEK_MIN_OFFSET
       ? await deepPageFromAnchor(ctx, spec, spec.seek, w)
       : spec.memoryTotal
         ? await pageWithMemoryTotal(ctx, spec, spec.memoryTotal, w)
@@ -104,6 +111,16 @@ export function pagination(page: number, perPage: number, total: number): Pagina
     totalPages: total === 0 ? 0 : Math.ceil(total / perPage),
     hasAny: total > 0,
   };
+}
+
+// Page of a list whose conditions name its rows: all of them read in the list's order, in one statement (one
+// snapshot: the page and its total agree), the page sliced from them.
+async function everyNamedRow<Row>(ctx: CatalogContext, spec: ListSpec<Row, unknown>, w: Window) {
+  const all = await ctx.db.query<Row>(
+    `select ${spec.columns} from ${spec.from} where ${spec.where} order by ${spec.order}`,
+    spec.where.params,
+  );
+  return { rows: all.slice(w.offset, w.offset + w.perPage), total: all.length };
 }
 
 // Page with its total from memory: the page alone, its rows carrying the resource's version and the feed's head;

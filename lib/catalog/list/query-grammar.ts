@@ -4,6 +4,7 @@
 // URLs with it, documents it, and words its refusals (in French, lib/public-api/query-messages.ts).
 import { z } from "zod";
 import type { SortKey } from "@/lib/catalog/sql";
+import type { PreviewFeature } from "@/lib/preview";
 
 // What a valid value of a parameter looks like: the 400 message that names the parameter says it.
 export type Accepts =
@@ -17,7 +18,9 @@ export type Accepts =
   | { kind: "sort"; fields: readonly string[] }
   | { kind: "instant"; example: string }
   /** A change-feed cursor: decimal digits. */
-  | { kind: "cursor"; maxDigits: number };
+  | { kind: "cursor"; maxDigits: number }
+  /** Reads by ids: comma-separated ids, or identifiers (SKU values) of products. */
+  | { kind: "namedList"; names: "ids" | "identifiers"; max: number };
 
 // Why a value that has the parameter's form was refused (the `params` of the zod issue the schema raises).
 export type Refusal =
@@ -27,10 +30,12 @@ export type Refusal =
   | { refusal: "sortFieldRepeated"; field: string }
   /** Not an ISO 8601 date and time with a time zone, or one that does not exist. */
   | { refusal: "instantFormat"; example: string }
-  | { refusal: "instantRange"; from: string; to: string; example: string };
+  | { refusal: "instantRange"; from: string; to: string; example: string }
+  /** More values than a list of names takes. */
+  | { refusal: "tooManyValues"; max: number; count: number };
 
 // Raises a refusal as a zod issue of the value being parsed.
-function refuse(ctx: z.RefinementCtx, refusal: Refusal): typeof z.NEVER {
+export function refuse(ctx: z.RefinementCtx, refusal: Refusal): typeof z.NEVER {
   ctx.addIssue({ code: "custom", message: refusal.refusal, params: refusal });
   return z.NEVER;
 }
@@ -47,12 +52,20 @@ export interface ParamDef<S extends z.ZodType = z.ZodType> {
   /** Boolean carried as the strings true/false. */
   boolean?: boolean;
   example?: string;
+  /** The preview feature it belongs to: while that is off, the parameter is unknown (refused, undocumented). */
+  preview?: PreviewFeature;
 }
 
 // The query parameters of one endpoint, as definitions and as one zod object schema.
 export interface QueryDef<T> {
   params: Record<string, ParamDef>;
   schema: z.ZodType<T>;
+}
+
+// The parameters of a query that the preview features switched on take, in their order: every V1 parameter, and a
+// preview feature's only while it is on.
+export function paramsOn<T>(def: QueryDef<T>, preview: readonly PreviewFeature[]): [string, ParamDef][] {
+  return Object.entries(def.params).filter(([, p]) => p.preview === undefined || preview.includes(p.preview));
 }
 
 // The parsed query of a QueryDef, as its handler receives it.
@@ -184,6 +197,12 @@ export function sortParam<F extends string>(fields: readonly F[]) {
 // matches nothing, without a database read (Postgres refuses a NUL in text).
 export function isPossibleId(id: string): boolean {
   return id.length > 0 && id.length <= ID_MAX && NO_CONTROL.test(id) && !LONE_SURROGATE.test(id);
+}
+
+// Whether text can be a stored value at all (Postgres refuses a NUL in text; a lone surrogate is no Unicode text):
+// one that cannot matches nothing, without a database read.
+export function isStorableText(text: string): boolean {
+  return !text.includes("\u0000") && !LONE_SURROGATE.test(text);
 }
 
 export function idParam(description: string) {

@@ -1,5 +1,5 @@
 import "server-only";
-import { ATTRIBUTE_TYPES, isoSql } from "@/db/schema";
+import { ATTRIBUTE_TYPES, ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import {
@@ -10,6 +10,7 @@ import {
   listParams,
   type QueryOf,
 } from "@/lib/catalog/list/query-grammar";
+import { addNamed, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Attribute, AttributeDetail, AttributeOption } from "./schemas";
 import {
   Where,
@@ -57,6 +58,7 @@ export const attributesQuery = defineQuery({
   uniqueValue: boolParam("Only attributes whose value must be unique (true) or must not (false)."),
   isScopable: boolParam("Only scopable attributes (true) or only non-scopable ones (false)."),
   familyId: idParam("Only attributes attached to this family."),
+  ids: idsParam(`${ID_PREFIX.attribute}_4K5l6M7n8O9p0Q1r,${ID_PREFIX.attribute}_1r0Q9p8O7n6M5l4K`),
 });
 export type AttributesQuery = QueryOf<typeof attributesQuery>;
 
@@ -78,6 +80,7 @@ export async function listAttributes(
   }
   addSearch(where, "a.search", q.q);
   addUpdatedSince(where, "a.updated_at", q.updatedSince);
+  const named = addNamed(where, "a.id", q.ids);
   return readList<Attribute, Attribute>(
     ctx,
     {
@@ -88,6 +91,7 @@ export async function listAttributes(
       count: where.count("attributes a"),
       order: orderBy(q.sort, ATTRIBUTE_SORTS, "a.id"),
       onePlan: true, // a small table per organization: any plan reads little
+      named,
       map: attributeOf,
     },
     q.page,

@@ -1,8 +1,9 @@
 import "server-only";
-import { isoSql } from "@/db/schema";
+import { ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import { boolParam, defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
+import { addNamed, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Category } from "./schemas";
 import {
   Where,
@@ -27,6 +28,7 @@ export const categoriesQuery = defineQuery({
   ...listParams(["slug", "label"], sortFields(CATEGORY_SORTS)),
   parentId: idParam("Only the children of this category; `null` lists the root categories."),
   isMaster: boolParam("Only master categories (true) or only the others (false)."),
+  ids: idsParam(`${ID_PREFIX.category}_9a8B7c6D5e4F3g2H,${ID_PREFIX.category}_2H3g4F5e6D7c8B9a`),
 });
 export type CategoriesQuery = QueryOf<typeof categoriesQuery>;
 
@@ -42,6 +44,7 @@ export async function listCategories(
   if (q.isMaster !== undefined) where.and("c.is_master = ?", q.isMaster);
   addSearch(where, "c.search", q.q);
   addUpdatedSince(where, "c.updated_at", q.updatedSince);
+  const named = addNamed(where, "c.id", q.ids);
   return readList<Category, Category>(
     ctx,
     {
@@ -52,6 +55,7 @@ export async function listCategories(
       count: where.count("categories c"),
       order: orderBy(q.sort, CATEGORY_SORTS, "c.id"),
       onePlan: true, // a small table per organization: any plan reads little
+      named,
       map: categoryItem,
     },
     q.page,

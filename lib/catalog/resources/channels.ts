@@ -1,8 +1,9 @@
 import "server-only";
-import { isoSql } from "@/db/schema";
+import { ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import { defineQuery, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
+import { addNamed, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Channel } from "./schemas";
 import {
   Where,
@@ -25,7 +26,10 @@ export const CHANNEL_SORTS = {
 } as const satisfies SortColumns;
 
 // The query of a channels list.
-export const channelsQuery = defineQuery(listParams(["code", "label"], sortFields(CHANNEL_SORTS)));
+export const channelsQuery = defineQuery({
+  ...listParams(["code", "label"], sortFields(CHANNEL_SORTS)),
+  ids: idsParam(`${ID_PREFIX.channel}_6h7J8k9L0m1N2o3P,${ID_PREFIX.channel}_3P2o1N0m9L8k7J6h`),
+});
 export type ChannelsQuery = QueryOf<typeof channelsQuery>;
 
 // The folded text a search of channels looks in: the other lists' generated `search` column, computed as read
@@ -41,6 +45,7 @@ export async function listChannels(
   const where = new Where("c.org_id", orgId);
   addSearch(where, CHANNEL_SEARCH, q.q);
   addUpdatedSince(where, "c.updated_at", q.updatedSince);
+  const named = addNamed(where, "c.id", q.ids);
   return readList<Channel, Channel>(
     ctx,
     {
@@ -51,6 +56,7 @@ export async function listChannels(
       count: where.count("channels c"),
       order: orderBy(q.sort, CHANNEL_SORTS, "c.id"),
       onePlan: true, // a handful of rows per organization: any plan reads little
+      named,
       map: channelItem,
     },
     q.page,

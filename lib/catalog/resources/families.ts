@@ -1,8 +1,9 @@
 import "server-only";
-import { isoSql } from "@/db/schema";
+import { ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import { defineQuery, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
+import { addNamed, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Family, FamilyDetail } from "./schemas";
 import {
   Where,
@@ -24,7 +25,10 @@ export const FAMILY_SORTS = {
 } as const satisfies SortColumns;
 
 // The query of a families list.
-export const familiesQuery = defineQuery(listParams(["code", "slug", "label"], sortFields(FAMILY_SORTS)));
+export const familiesQuery = defineQuery({
+  ...listParams(["code", "slug", "label"], sortFields(FAMILY_SORTS)),
+  ids: idsParam(`${ID_PREFIX.family}_1b2C3d4E5f6G7h8I,${ID_PREFIX.family}_8h7G6f5E4d3C2b1A`),
+});
 export type FamiliesQuery = QueryOf<typeof familiesQuery>;
 
 // The select list of a family item (alias f), its columns named as the item's fields.
@@ -44,6 +48,7 @@ export async function listFamilies(
   const where = new Where("f.org_id", orgId);
   addSearch(where, "f.search", q.q);
   addUpdatedSince(where, "f.updated_at", q.updatedSince);
+  const named = addNamed(where, "f.id", q.ids);
   return readList<Family, Family>(
     ctx,
     {
@@ -54,6 +59,7 @@ export async function listFamilies(
       count: where.count("families f"),
       order: orderBy(q.sort, FAMILY_SORTS, "f.id"),
       onePlan: true, // a small table per organization: any plan reads little
+      named,
       map: familyItem,
     },
     q.page,

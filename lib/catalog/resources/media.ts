@@ -1,5 +1,5 @@
 import "server-only";
-import { MEDIA_TYPES, isoSql } from "@/db/schema";
+import { ID_PREFIX, MEDIA_TYPES, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { readList, type ListResult } from "@/lib/catalog/list/engine";
 import { mediaUrls } from "./media-urls";
@@ -11,6 +11,7 @@ import {
   textParam,
   type QueryOf,
 } from "@/lib/catalog/list/query-grammar";
+import { addNamed, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Media } from "./schemas";
 import {
   Where,
@@ -38,6 +39,7 @@ export const mediaQuery = defineQuery({
   type: enumListParam(MEDIA_TYPES, "Only media of these types."),
   orphansOnly: boolParam("true: only media attached to nothing."),
   category: textParam("Only media of this media category (case- and accent-insensitive exact match)."),
+  ids: idsParam(`${ID_PREFIX.media}_2S3t4U5v6W7x8Y9z,${ID_PREFIX.media}_9z8Y7x6W5v4U3t2S`),
 });
 export type MediaQuery = QueryOf<typeof mediaQuery>;
 
@@ -86,6 +88,7 @@ export async function listMedia(
   if (q.orphansOnly) where.and("m.link_count = 0");
   addSearch(where, "m.search", q.q);
   addUpdatedSince(where, "m.updated_at", q.updatedSince);
+  const named = addNamed(where, "m.id", q.ids);
   return readList<MediaRow, Media>(
     ctx,
     {
@@ -98,6 +101,7 @@ export async function listMedia(
       deferredJoin: { id: "m.id", join: "join media m on m.org_id = $1 and m.id = k.id" },
       // A type, a category or a search can be rare or everywhere: one plan only without them.
       onePlan: !q.q && !q.category && !q.type?.length && !q.updatedSince,
+      named,
       map: (r) => mediaItem(r, baseUrl, org.slug),
     },
     q.page,

@@ -1,5 +1,5 @@
 import "server-only";
-import { isoSql } from "@/db/schema";
+import { ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
 import { countKey, versionColumn } from "@/lib/catalog/list/count-cache";
@@ -9,6 +9,7 @@ import { pageFromMemory } from "@/lib/catalog/memory/memory-page";
 import type { MemoryFilter } from "@/lib/catalog/memory/product-index";
 import { FEED_HEAD_COLUMN } from "@/lib/catalog/memory/product-memory";
 import { defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
+import { addNamed, identifiersParam, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Product } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "@/lib/catalog/sql";
 
@@ -102,6 +103,8 @@ export const productsQuery = defineQuery({
   familyId: idParam(
     "Only products of this family (an id of the key's organization; any other gives an empty list).",
   ),
+  ids: idsParam(`${ID_PREFIX.product}_7Yq2nC4kP0sLx9Ta,${ID_PREFIX.product}_3Hj8kL2mN5pQ9rSt`),
+  identifiers: identifiersParam,
 });
 export type ProductsQuery = QueryOf<typeof productsQuery>;
 
@@ -111,11 +114,50 @@ export async function listProducts(
   orgId: string,
   q: ProductsQuery,
 ): Promise<ListResult<Product>> {
+  // Reads by ids: the named products and their total in one statement, past every fast path (none is keyed by
+  // names: the index's pages and totals, the counts remembered per filter, the walks' and reads' plan choices).
+  if (q.ids || q.identifiers) return listNamed(ctx, orgId, q);
   const ordered = await orderedFromMemory(ctx, orgId, q);
   if (ordered) return ordered;
   const result = await listWithStatements(ctx, orgId, q);
   ctx.memory?.consider(ctx, orgId, result.pagination.total);
   return result;
+}
+
+// The conditions of a products list's filters (`search`: how its search is tested, see addSearch).
+function productWhere(orgId: string, q: ProductsQuery, search: "index" | "walk" = "index"): Where {
+  const w = new Where("p.org_id", orgId, search === "walk");
+  if (q.familyId) w.and("p.family_id = ?", q.familyId);
+  if (q.categoryId) w.and("p.category_id = ?", q.categoryId);
+  addSearch(w, "p.search", q.q, search);
+  addUpdatedSince(w, "p.updated_at", q.updatedSince);
+  return w;
+}
+
+// A products list restricted to the products its `ids` and `identifiers` name (both: those named by both), its
+// filters applied as to any list.
+function listNamed(ctx: CatalogContext, orgId: string, q: ProductsQuery): Promise<ListResult<Product>> {
+  const where = productWhere(orgId, q);
+  addNamed(where, "p.id", q.ids);
+  addNamed(where, "p.identifier", q.identifiers);
+  const count = where.count("products p");
+  return readList<Row, Product>(
+    ctx,
+    {
+      resource: "products",
+      from: "products p",
+      columns: itemColumns(where, q.channelId),
+      where,
+      count,
+      order: orderBy(q.sort, PRODUCT_SORTS, "p.id"),
+      onePlan: true,
+      named: true,
+      validate: q.channelId ? (rows) => checkChannel(ctx, orgId, q.channelId!, rows) : undefined,
+      map: productItem,
+    },
+    q.page,
+    q.perPage,
+  );
 }
 
 // The updatedSince instant in milliseconds (the grammar gives it in UTC, to the millisecond).
@@ -205,15 +247,7 @@ async function listWithStatements(
 ): Promise<ListResult<Product>> {
   const memory = ctx.memory;
   const idx = memory?.index(orgId);
-  const filters = (search: "index" | "walk") => {
-    const w = new Where("p.org_id", orgId, search === "walk");
-    if (q.familyId) w.and("p.family_id = ?", q.familyId);
-    if (q.categoryId) w.and("p.category_id = ?", q.categoryId);
-    addSearch(w, "p.search", q.q, search);
-    addUpdatedSince(w, "p.updated_at", q.updatedSince);
-    return w;
-  };
-  const counted = filters("index");
+  const counted = productWhere(orgId, q);
   const count = counted.count("products p");
   // A search of the organization's products in an indexed order, for a word common enough: the page walks the
   // sort index and keeps one generic plan (the count, remembered, stays the trigram-indexed one).
@@ -226,7 +260,7 @@ async function listWithStatements(
     !!single &&
     WALKABLE_SORTS.has(single.field) &&
     searchWalks(ctx, "products", count, new Where("p.org_id", orgId).count("products p"), q.page * q.perPage);
-  const where = walk ? filters("walk") : counted;
+  const where = walk ? productWhere(orgId, q, "walk") : counted;
   // A family, a category or an updatedSince window sorted by another column than updatedAt (whose order their
   // indexes hold): walked along the sort's index only when the matches are common enough, else read first.
   // The index's counts (at whatever cursor) weigh the choice when there is one: a plan, not an answer.

@@ -158,6 +158,8 @@ export function parameter(name: string, p: ParamDef): Json {
           ? Number(p.example)
           : p.example;
   }
+  // A preview feature's parameter (documented only while the feature is on) is marked so, as its operations are.
+  if (p.preview !== undefined) out["x-preview"] = true;
   return out;
 }
 

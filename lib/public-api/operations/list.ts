@@ -2,21 +2,25 @@
 // cache), and its OpenAPI fragment is built from its query's parameters, its item's schema component and an
 // example item. Each list is then one call of listOperation in its own file.
 import type { CatalogResource } from "@/lib/catalog/list/count-cache";
-import type { QueryDef } from "@/lib/catalog/list/query-grammar";
+import { paramsOn, type QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { ReadScope } from "@/lib/keys/scopes";
-import { defineOperation, type KeyedOperation, type OpenApiTag } from "../operation";
+import { defineOperation, type KeyedOperation, type OpenApiOptions, type OpenApiTag } from "../operation";
 import type { Json } from "../openapi/json-schema";
 import {
   CONDITIONAL_HEADERS,
   IF_NONE_MATCH,
   RATE_LIMIT_HEADERS,
   errorExample,
+  exampleOf,
   parameter,
   readErrorResponses,
   scopeText,
   withRateLimitHeaders,
 } from "../openapi/shared";
 import type { ApiHandler } from "../pipeline";
+import { PublicApiError } from "../api-errors";
+import { parseQuery } from "../params";
+import { MAX_NAMED } from "@/lib/catalog/list/reads-by-ids";
 
 // One list: what it reads and how the document shows it.
 export interface ListSpec<Q, P extends string> {
@@ -54,15 +58,37 @@ export function listOperation<Q, const P extends `/public/v1/${string}`>(
     query: spec.query,
     conditional: [spec.name],
     preview: spec.preview?.feature,
-    openapi: () => ({ operation: listFragment(spec), tag: spec.tag, components: spec.components }),
+    openapi: (options) => ({
+      operation: listFragment(spec, options),
+      tag: spec.tag,
+      components: spec.components,
+    }),
     handler: spec.handler,
   });
   return { ...op, scope: spec.scope };
 }
 
-// The GET operation object of a list: its parameters, a page of its items, the 304 and the errors of a read.
-function listFragment<Q>(e: ListSpec<Q, string>): Json {
-  const params = [...Object.entries(e.query.params).map(([name, p]) => parameter(name, p)), IF_NONE_MATCH];
+// The 400 of a list asked for more ids than it takes, as the API answers it (reads by ids, while preview `details` is
+// on): the error its own parser throws.
+function tooManyIdsExample<Q>(query: QueryDef<Q>, options: OpenApiOptions): Record<string, Json> {
+  const preview = options.preview ?? [];
+  const ids = paramsOn(query, preview).find(([name]) => name === "ids")?.[1];
+  if (!ids?.example) return {};
+  const first = ids.example.split(",")[0]!;
+  const many = Array.from({ length: MAX_NAMED + 1 }, (_, i) => `${first}${i}`).join(",");
+  try {
+    parseQuery(new URLSearchParams({ ids: many }), query, preview);
+  } catch (err) {
+    if (err instanceof PublicApiError) return { tooManyIds: exampleOf(err) };
+  }
+  return {};
+}
+
+// The GET operation object of a list: its parameters (a preview feature's while it is on), a page of its items, the
+// 304 and the errors of a read.
+function listFragment<Q>(e: ListSpec<Q, string>, options: OpenApiOptions): Json {
+  const taken = paramsOn(e.query, options.preview ?? []);
+  const params = [...taken.map(([name, p]) => parameter(name, p)), IF_NONE_MATCH];
   const scopes = typeof e.scope === "string" ? [e.scope] : [...e.scope];
   const itemName = e.item;
   const operation: Json = {
@@ -104,12 +130,17 @@ function listFragment<Q>(e: ListSpec<Q, string>): Json {
           "the request id and the rate-limit headers as on a 200.",
         headers: { ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS },
       },
-      ...readErrorResponses(e.scope, Object.keys(e.query.params), {
-        invalidPerPage: errorExample(
-          "PUBLIC_API_INVALID_QUERY",
-          "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
-        ),
-      }),
+      ...readErrorResponses(
+        e.scope,
+        taken.map(([name]) => name),
+        {
+          invalidPerPage: errorExample(
+            "PUBLIC_API_INVALID_QUERY",
+            "Paramètre « perPage » invalide : entier de 1 à 100 attendu (reçu « 1000 »).",
+          ),
+          ...tooManyIdsExample(e.query, options),
+        },
+      ),
     }),
   };
   // A preview list is marked so after everything else.
