@@ -72,4 +72,29 @@ describe("what it says of the API", () => {
     });
     expect(again.status).toBe(304);
   });
+
+  it("many at once: the list of the products named, by ids or identifiers; more than 100 is a 400", async () => {
+    const key = fx.acme.full;
+    const three = (await call("/public/v1/products?perPage=3", { key })).body.data;
+    const ids = three.map((p: { id: string }) => p.id).join(",");
+    const named = await call(`/public/v1/products?ids=${ids},prd_nowhere&perPage=100`, { key });
+    expect(named.status).toBe(200);
+    expect(named.body).toEqual({
+      data: three,
+      pagination: { page: 1, perPage: 100, total: 3, totalPages: 1, hasAny: true },
+    });
+    const skus = three.map((p: { identifier: string }) => encodeURIComponent(p.identifier)).join(",");
+    const bySku = await call(`/public/v1/products?identifiers=${skus}&ids=${three[0].id}`, { key });
+    expect(bySku.body.data).toEqual([three[0]]);
+    const reversed = await call(
+      `/public/v1/products?ids=${[...ids.split(",")].reverse().join(",")},prd_nowhere&perPage=100`,
+      { key },
+    );
+    expect(reversed.headers.get("etag")).toBe(named.headers.get("etag"));
+    const many = Array.from({ length: 101 }, (_, i) => `prd_${i}`).join(",");
+    const refused = await call(`/public/v1/families?ids=${many}`, { key });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe("PUBLIC_API_INVALID_QUERY");
+    expect(refused.body.message).toMatch(/^Paramètre « ids » invalide/);
+  });
 });

@@ -1,13 +1,14 @@
 // The reference is generated from the OpenAPI document: every API route must be in it, and every
-// parameter it documents must be accepted by the real route handler (with its example value).
+// parameter it documents must be accepted by the real route handler (with its example value); with the preview
+// `details` on, the lists' parameters of reads by ids among them.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openPglite, type Database } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { displayPrefix, generateApiKey, hashApiKey } from "@/lib/keys/format";
 import { READ_SCOPES } from "@/lib/keys/scopes";
-import { loadConfig } from "@/lib/config";
+import { loadConfig, resetConfig } from "@/lib/config";
 import { newId } from "@/db/schema";
 import { getReferenceEndpoints, type RefEndpoint } from "@/lib/portal/reference";
 import { swapRuntime } from "../support/api";
@@ -152,5 +153,62 @@ describe("reference coverage", () => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: "PUBLIC_API_INVALID_QUERY" });
     }
+  });
+});
+
+describe("reference coverage with the preview details on", () => {
+  let lists: RefEndpoint[];
+  beforeAll(async () => {
+    vi.stubEnv("PUBLIC_API_PREVIEW", "details");
+    resetConfig();
+    const config = loadConfig({
+      PUBLIC_BASE_URL: "http://api.test",
+      PUBLIC_API_PREVIEW: "details",
+      RATE_LIMIT_REQUESTS: "100000",
+      AUTH_FAILURE_LIMIT: "100000",
+    });
+    await swapRuntime(createRuntime(config, db));
+    // The lists: the routes on disk whose page is a page of items (an item read whole has a route of its own).
+    lists = getReferenceEndpoints().filter((e) => ROUTE_NAMES.includes(e.path.replace("/public/v1/", "")));
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    resetConfig();
+  });
+
+  it("documents reads by ids on every list, marked preview", () => {
+    expect(lists.map((e) => e.slug)).toEqual([
+      "products",
+      "families",
+      "attributes",
+      "categories",
+      "media",
+      "channels",
+    ]);
+    for (const e of lists) {
+      const preview = e.params.filter((p) => p.preview).map((p) => p.name);
+      expect(preview, e.path).toEqual(e.slug === "products" ? ["ids", "identifiers"] : ["ids"]);
+    }
+  });
+
+  it("every documented parameter, with its example, is accepted by the real route, alone and all together", async () => {
+    const rejected: string[] = [];
+    for (const e of lists) {
+      const name = e.path.replace("/public/v1/", "");
+      for (const p of e.params) {
+        const value = valueOf(p);
+        expect(value, `${e.path} ${p.name}`).toBeDefined();
+        const res = await get(name, [[p.name, value!]]);
+        if (res.status !== 200)
+          rejected.push(`${e.path}?${p.name}=${value} → ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      const together = await get(
+        name,
+        e.params.map((p) => [p.name, valueOf(p)!]),
+      );
+      if (together.status !== 200)
+        rejected.push(`${e.path} (all) → ${together.status} ${JSON.stringify(together.body)}`);
+    }
+    expect(rejected).toEqual([]);
   });
 });

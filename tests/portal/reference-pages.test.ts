@@ -145,14 +145,28 @@ describe("the reference pages", () => {
     expect(Object.keys(await pages())).toContain("/reference/changes");
   });
 
-  it("details on: the V1 pages other than the index and the nav are unchanged", async () => {
+  it("details on: the V1 pages other than the index and the nav are unchanged, but for reads by ids", async () => {
     configure("none");
     const off = await pages();
     configure("details");
     const on = await pages();
-    // The nav lists more pages; the article of each V1 page is the same.
-    for (const slug of V1_SLUGS)
-      expect(article(on[`/reference/${slug}`]!)).toBe(article(off[`/reference/${slug}`]!));
+    // The nav lists more pages; the article of each V1 page is the same but for the parameters of reads by ids
+    // (in the parameters' table, marked Preview, and in the try-it form) and the 400's examples that name them.
+    const readsByIds = (html: string) =>
+      html
+        .replace(/<tr id="param-(ids|identifiers)">.*?<\/tr>/g, "")
+        .replace(/<div class="field"><label for="[^"]*-p-(ids|identifiers)">.*?<\/p><\/div>/g, "")
+        .replace(
+          /<details><summary><span class="status-code">400<\/span> tooManyIds:[\s\S]*?<\/details>/g,
+          "",
+        )
+        .replace(/, ids(, identifiers)?\.(?=<\/summary>|&quot;)/g, ".");
+    for (const slug of V1_SLUGS) {
+      const page = article(on[`/reference/${slug}`]!);
+      expect(page).toContain('<tr id="param-ids"><td class="param-name">ids</td>');
+      expect(page).toContain("<strong>Preview</strong> (feature <code>details</code>)");
+      expect(readsByIds(page)).toBe(article(off[`/reference/${slug}`]!));
+    }
   });
 });
 

@@ -60,6 +60,7 @@ export function param(raw: Json): RefParam {
     array,
     boolean: schema.type === "boolean",
     example: example === undefined ? undefined : Array.isArray(example) ? example.join(",") : String(example),
+    ...(raw["x-preview"] === true ? { preview: true } : {}),
   };
 }
 

@@ -23,6 +23,8 @@ export interface RefParam {
   boolean: boolean;
   /** The example as it goes in a query string (arrays comma-separated). */
   example?: string;
+  /** Marked `x-preview` in the document (a preview feature's parameter of a V1 operation): may still change. */
+  preview?: boolean;
 }
 
 // One error response of an endpoint: status, description and its named example bodies.
