@@ -9,7 +9,7 @@ export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 export const PREVIEW_FEATURE_TEXT: Readonly<Record<PreviewFeature, string>> = {
   writes: "writes (POST /public/v1/products, scope products:write; turns details on)",
   details:
-    "details (GET /public/v1/products/{id}, /families/{id}, /attributes/{id} and /channels: a product's values, what a family requires, an attribute's options)",
+    "details (GET /public/v1/products/{id}, /families/{id}, /attributes/{id} and /channels: a product's values, what a family requires, an attribute's options; ids= on every list, identifiers= on products)",
   changes:
     "changes (GET /public/v1/changes: the organization's change feed, deletions included, with cursors and long polling)",
   export:

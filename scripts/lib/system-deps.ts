@@ -55,7 +55,7 @@ export function localProbe(): SystemProbe {
 // The parts the chosen steps need. `unit`: redis-server always (tests/rate-limit/outage.test.ts starts and kills a
 // server of its own), Postgres always (tests/faults starts, stops, freezes and kills a cluster of its own; and
 // scripts/services.sh starts the shared one unless TEST_DATABASE_URL and TEST_REDIS_URL are both given), python3 always (the guides' Python samples are run or parsed: tests/portal/*-guide.test.ts,
-// reference-write-preview), curl and jq always (the creating-products guide's shell sample is run with them), haproxy
+// reference-write-preview; the Python client's tests, tests/clients/python-*.test.ts), curl and jq always (the creating-products guide's shell sample is run with them), haproxy
 // always (tests/cli/haproxy.test.ts runs the configuration `npm run haproxy:config` prints).
 // `e2e`: Chromium, and Postgres and redis-server for scripts/services.sh (the app runs on embedded PGlite there, but
 // tests/e2e/webhooks-worker.spec.ts starts npm start on Postgres). format, lint, typecheck: nothing.
