@@ -129,12 +129,20 @@ describe("the lists", () => {
     expect(first.pagination.total).toBe(answer.pagination.total);
   });
 
-  it("walks every product with the list's filters", async () => {
+  it("walks every product, a hundred a page, each once", async () => {
     const { pagination } = await client.products.page({ perPage: 1, sort: "identifier.asc" });
     const seen = new Set<string>();
     for await (const product of client.products.list({ perPage: 100, sort: "identifier.asc" }))
       seen.add(product.id);
     expect(seen.size).toBe(pagination.total);
+  });
+
+  it("sends a list's array parameters comma-separated: reads by ids", async () => {
+    const { data } = await client.products.page({ perPage: 3, sort: "identifier.asc" });
+    const ids = data.map((p) => p.id);
+    const read = await client.products.page({ ids, sort: "identifier.asc" });
+    expect(read.data.map((p) => p.id)).toEqual(ids);
+    expect(read.pagination.total).toBe(3);
   });
 });
 

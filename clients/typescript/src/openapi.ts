@@ -1059,6 +1059,22 @@ export interface operations {
                 channelId?: string;
                 /** @description Only products of this family (an id of the key's organization; any other gives an empty list). */
                 familyId?: string;
+                /**
+                 * @description **Preview** (feature `details`): only the items of these ids, at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored). The answer is the list's ordinary answer restricted to them, its `total` how many of them match: an id of another organization, one that exists nowhere or a malformed one is simply absent. Combines with every other parameter.
+                 * @example [
+                 *       "prd_7Yq2nC4kP0sLx9Ta",
+                 *       "prd_3Hj8kL2mN5pQ9rSt"
+                 *     ]
+                 */
+                ids?: string[];
+                /**
+                 * @description **Preview** (feature `details`): only the products of these identifiers (SKU values, compared exactly), at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored; spaces around a value are trimmed, and an identifier holding a comma cannot be named here: use `ids`). An identifier no product of the key's organization has is simply absent. With `ids`: only the products named by both.
+                 * @example [
+                 *       "ACM-CHA-000123",
+                 *       "ACM-CHA-000124"
+                 *     ]
+                 */
+                identifiers?: string[];
             };
             header?: {
                 /**
@@ -1519,6 +1535,14 @@ export interface operations {
                  * @example 2026-06-07T09:30:12.345Z
                  */
                 updatedSince?: string;
+                /**
+                 * @description **Preview** (feature `details`): only the items of these ids, at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored). The answer is the list's ordinary answer restricted to them, its `total` how many of them match: an id of another organization, one that exists nowhere or a malformed one is simply absent. Combines with every other parameter.
+                 * @example [
+                 *       "fam_1b2C3d4E5f6G7h8I",
+                 *       "fam_8h7G6f5E4d3C2b1A"
+                 *     ]
+                 */
+                ids?: string[];
             };
             header?: {
                 /**
@@ -1733,6 +1757,14 @@ export interface operations {
                 isScopable?: boolean;
                 /** @description Only attributes attached to this family. */
                 familyId?: string;
+                /**
+                 * @description **Preview** (feature `details`): only the items of these ids, at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored). The answer is the list's ordinary answer restricted to them, its `total` how many of them match: an id of another organization, one that exists nowhere or a malformed one is simply absent. Combines with every other parameter.
+                 * @example [
+                 *       "att_4K5l6M7n8O9p0Q1r",
+                 *       "att_1r0Q9p8O7n6M5l4K"
+                 *     ]
+                 */
+                ids?: string[];
             };
             header?: {
                 /**
@@ -1937,6 +1969,14 @@ export interface operations {
                  * @example true
                  */
                 isMaster?: boolean;
+                /**
+                 * @description **Preview** (feature `details`): only the items of these ids, at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored). The answer is the list's ordinary answer restricted to them, its `total` how many of them match: an id of another organization, one that exists nowhere or a malformed one is simply absent. Combines with every other parameter.
+                 * @example [
+                 *       "cat_9a8B7c6D5e4F3g2H",
+                 *       "cat_2H3g4F5e6D7c8B9a"
+                 *     ]
+                 */
+                ids?: string[];
             };
             header?: {
                 /**
@@ -2147,6 +2187,14 @@ export interface operations {
                 orphansOnly?: boolean;
                 /** @description Only media of this media category (case- and accent-insensitive exact match). */
                 category?: string;
+                /**
+                 * @description **Preview** (feature `details`): only the items of these ids, at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored). The answer is the list's ordinary answer restricted to them, its `total` how many of them match: an id of another organization, one that exists nowhere or a malformed one is simply absent. Combines with every other parameter.
+                 * @example [
+                 *       "med_2S3t4U5v6W7x8Y9z",
+                 *       "med_9z8Y7x6W5v4U3t2S"
+                 *     ]
+                 */
+                ids?: string[];
             };
             header?: {
                 /**
@@ -2926,6 +2974,14 @@ export interface operations {
                  * @example 2026-06-07T09:30:12.345Z
                  */
                 updatedSince?: string;
+                /**
+                 * @description **Preview** (feature `details`): only the items of these ids, at most 100, comma-separated (repeated parameters are merged; duplicates and empty values are ignored). The answer is the list's ordinary answer restricted to them, its `total` how many of them match: an id of another organization, one that exists nowhere or a malformed one is simply absent. Combines with every other parameter.
+                 * @example [
+                 *       "chn_6h7J8k9L0m1N2o3P",
+                 *       "chn_3P2o1N0m9L8k7J6h"
+                 *     ]
+                 */
+                ids?: string[];
             };
             header?: {
                 /**
