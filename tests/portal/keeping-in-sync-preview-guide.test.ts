@@ -1,13 +1,16 @@
 // The "Keeping a copy in sync" guide while the export and the change feed are on (its preview version; with either
-// off, the V1 guide as it was: tests/portal/sync-guide.test.ts and the snapshots), and its three clients (curl in
-// bash, JavaScript, Python), taken from the rendered page, run as written, as child processes with only
-// PCA_API_KEY and PCA_BASE_URL set, against an HTTP server in front of the real router (a freshly seeded demo on
-// PGlite, PUBLIC_API_PREVIEW=changes,export). Each exports the products (the server cuts that export once: the
-// client resumes after the last id read), follows the feed (a 503 first: it waits and asks again), prints the
-// update, the deletion and the creation written meanwhile with plain SQL, and keeps a copy equal to a fresh export;
-// run again, it goes on from its saved cursor, and on a 410 exports again.
+// off, the V1 guide as it was: tests/portal/sync-guide.test.ts and the snapshots), and its five samples, taken from
+// the rendered page and run as written, as child processes with only PCA_API_KEY and PCA_BASE_URL set: two with
+// the API's clients (JavaScript with @public-catalog/client, packed and installed offline into the sample's
+// directory; Python with pca_client.py copied beside it) and three without (curl in bash, JavaScript with fetch,
+// Python's standard library), against an HTTP server in front of the real router (a freshly seeded demo on PGlite,
+// PUBLIC_API_PREVIEW=changes,export). Each exports the products (the server cuts that export once, and deletes a
+// product already sent before the client resumes after the last id read: following the feed from the resumed
+// part's cursor would keep it), follows the feed (a 503 first: it waits and asks again), prints that deletion and
+// the update, deletion and creation written meanwhile with plain SQL, and keeps a copy equal to a fresh export; run
+// again, it goes on from its saved cursor, and on a 410 exports again.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import os from "node:os";
@@ -18,10 +21,21 @@ import { applyChange } from "@/lib/demo/catalog-activity";
 import { getGuide } from "@/lib/portal/guides";
 import { publicApi } from "@/lib/public-api/router";
 import { readExport, setupApi, type ApiFixture } from "../support/api";
+import { installTypeScriptClient } from "../support/client-package";
 import { guideSamples } from "../support/guide-samples";
 
 const SLUG = "keeping-in-sync";
-type Lang = "bash" | "js" | "python";
+// The samples with a client ("client-…") and without.
+type Lang = "client-js" | "client-python" | "bash" | "js" | "python";
+const LANGS = ["client-js", "client-python", "bash", "js", "python"] as const;
+const FILES: Record<Lang, string> = {
+  "client-js": "mirror-products.mjs",
+  "client-python": "mirror_products.py",
+  bash: "mirror-products.sh",
+  js: "mirror-products.mjs",
+  python: "mirror_products.py",
+};
+const PYTHON_CLIENT = path.resolve(import.meta.dirname, "../../clients/python/pca_client.py");
 
 function preview(features: string) {
   vi.stubEnv("PUBLIC_API_PREVIEW", features);
@@ -48,6 +62,12 @@ describe("the guide", () => {
     expect(guide.title).toBe("Keeping a copy in sync (preview)");
     expect(guide.markdown).toContain("GET /public/v1/export/products");
     expect(guide.markdown).toContain("PUBLIC_API_CURSOR_EXPIRED");
+    // The clients first, then the HTTP.
+    const headings = [...guide.markdown.matchAll(/^##+ (.+)$/gm)].map((m) => m[1]!);
+    expect(headings.indexOf("With the client")).toBe(1);
+    expect(headings.indexOf("Without a client: the HTTP")).toBeGreaterThan(
+      headings.indexOf("With the client"),
+    );
   });
 
   it("takes its values from code: base URL, retention, rate limit", () => {
@@ -82,15 +102,21 @@ describe("the guide's clients, run against the API", { timeout: 120_000 }, () =>
   let code: Record<Lang, string>;
   let faults: Fault[] = [];
   let requests: string[] = [];
+  // The export requests of the run, each with its answer's X-Export-Cursor.
+  let exports: { url: string; cursor: string | null }[] = [];
+  // The product deleted while a cut export waits to be resumed (one already sent), per run.
+  let deletedInCut: string | undefined;
   // The clients' connections to the server, open now.
   const sockets = new Set<Socket>();
 
   beforeAll(async () => {
     preview("changes,export");
     code = guideSamples(getGuide(SLUG)!.markdown, {
+      "client-js": "// mirror-products.mjs: with @public-catalog/client",
+      "client-python": "# mirror_products.py: with pca_client",
       bash: "#!/usr/bin/env bash\n# mirror-products.sh",
-      js: "// mirror-products.mjs",
-      python: "# mirror_products.py",
+      js: "// mirror-products.mjs: node",
+      python: "# mirror_products.py: python3",
     });
     vi.unstubAllEnvs();
     resetConfig();
@@ -115,6 +141,8 @@ describe("the guide's clients, run against the API", { timeout: 120_000 }, () =>
         return;
       }
       const answer = await publicApi.fetch(new Request(url, { method: req.method, headers }));
+      if (url.pathname.startsWith("/public/v1/export/"))
+        exports.push({ url: req.url!, cursor: answer.headers.get("x-export-cursor") });
       res.writeHead(answer.status, Object.fromEntries(answer.headers));
       const reader = answer.body?.getReader();
       if (!reader) return res.end();
@@ -138,6 +166,9 @@ describe("the guide's clients, run against the API", { timeout: 120_000 }, () =>
         // What was written reaches the client before the connection is lost.
         await new Promise((resolve) => res.write(text.subarray(0, at + 20), resolve));
         await new Promise((resolve) => setTimeout(resolve, 50));
+        // Before the client resumes, a product it has read goes: the resumed part's snapshot no longer has it.
+        deletedInCut = await productAt(10);
+        await fx.db.query("delete from products where id = $1", [deletedInCut]);
         res.socket?.destroy();
         return;
       }
@@ -162,13 +193,13 @@ describe("the guide's clients, run against the API", { timeout: 120_000 }, () =>
   // Starts a client in `dir` with only the key and the base URL set (and a PATH to find curl and jq), in a process
   // group of its own (bash's curl and sleep are stopped with it).
   function start(lang: Lang, dir: string, plan: Fault[]): Running {
-    const file = { bash: "mirror-products.sh", js: "mirror-products.mjs", python: "mirror_products.py" }[
-      lang
-    ];
+    const file = FILES[lang];
     writeFileSync(path.join(dir, file), code[lang]);
-    const command = { bash: "bash", js: process.execPath, python: "python3" }[lang];
+    const command = file.endsWith(".sh") ? "bash" : file.endsWith(".py") ? "python3" : process.execPath;
     faults = [...plan];
     requests = [];
+    exports = [];
+    deletedInCut = undefined;
     const child = spawn(command, [file], {
       cwd: dir,
       detached: true,
@@ -247,8 +278,14 @@ describe("the guide's clients, run against the API", { timeout: 120_000 }, () =>
       )
     )[0]!.id;
 
-  describe.each(["bash", "js", "python"] as const)("%s", (lang) => {
+  describe.each(LANGS)("%s", (lang) => {
     const dir = mkdtempSync(path.join(os.tmpdir(), `mirror-guide-${lang}-`));
+
+    beforeAll(async () => {
+      // What the guide tells an integrator to get: the package installed from its tarball, the module copied.
+      if (lang === "client-js") await installTypeScriptClient(dir);
+      if (lang === "client-python") copyFileSync(PYTHON_CLIENT, path.join(dir, "pca_client.py"));
+    }, 180_000);
 
     it("exports (resuming a cut export), follows the feed and prints what was written meanwhile", async () => {
       const run = start(lang, dir, ["cut", "503"]);
@@ -258,12 +295,22 @@ describe("the guide's clients, run against the API", { timeout: 120_000 }, () =>
           "select count(*)::int as n from products where org_id = $1",
           [org()],
         )) as [{ n: number }];
-        expect(Number(exported[1])).toBe(n);
-        // The cursor comes from the channels' export, read first; the products' export was cut, then resumed.
-        const exports = requests.filter((r) => r.startsWith("/public/v1/export/"));
-        expect(exports[0]).toBe("/public/v1/export/channels");
-        expect(exports[1]).toBe("/public/v1/export/products");
-        expect(exports[2]).toMatch(/^\/public\/v1\/export\/products\?after=prd_\w+$/);
+        // Every product, and the one deleted during the cut (read before it), until the feed's delete.
+        expect(deletedInCut).toBeDefined();
+        expect(Number(exported[1])).toBe(n + 1);
+        // The products' export was cut, then resumed after the last id read. The cursor followed is the first
+        // export request's: the channels' one, read first without a client; the products' first part's with one
+        // (not the resumed part's, a later snapshot).
+        const urls = exports.map((e) => e.url);
+        const products = urls.indexOf("/public/v1/export/products");
+        expect(urls.slice(0, products)).toEqual(
+          lang.startsWith("client-") ? [] : ["/public/v1/export/channels"],
+        );
+        expect(urls[products + 1]).toMatch(/^\/public\/v1\/export\/products\?after=prd_\w+$/);
+        expect(urls).toHaveLength(products + 2);
+        expect(exported[2]).toBe(exports[0]!.cursor);
+        expect(Number(exports.at(-1)!.cursor)).toBeGreaterThan(Number(exported[2]));
+        await run.waitFor(new RegExp(`^delete products ${deletedInCut}$`, "m"));
         // Written with plain SQL while it follows the feed (after the 503, which it waited out).
         const relabelled = await productAt(3);
         const deleted = await productAt(4);
