@@ -1,12 +1,14 @@
 // The "Webhooks (preview)" guide (lib/portal/guides/webhooks.preview.md): listed only while the preview `webhooks`
-// is on, and its two receivers (JavaScript with node:crypto, Python with the standard library), taken from the
-// rendered page and run as written as child processes, receive real deliveries: POSTed by postWebhook, signed by
-// signWebhook, as the engine sends them. Each accepts a signed delivery (204, the event printed once however often
+// is on, and its four receivers, two with the API's clients (JavaScript with @public-catalog/client's verifyWebhook,
+// the package packed and installed offline into the receiver's directory; Python with pca_client.py's
+// verify_webhook, the module copied beside it) and two without (JavaScript with node:crypto, Python with the
+// standard library), taken from the rendered page and run as written as child processes, receive real deliveries:
+// POSTed by postWebhook, signed by signWebhook, as the engine sends them. Each accepts a signed delivery (204, the event printed once however often
 // it comes), either secret of a roll, a body with non-ASCII characters, and rejects (401) a tampered body, id or
 // timestamp, another secret, and a delivery older than five minutes.
 import { attemptWaits, RETRY_LIMIT, scheduleSummary } from "@/lib/webhooks/schedule";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -14,6 +16,7 @@ import { resetConfig } from "@/lib/config";
 import { getGuide, getGuides } from "@/lib/portal/guides";
 import { postWebhook } from "@/lib/webhooks/outbound";
 import { newWebhookSecret, signWebhook } from "@/lib/webhooks/signing";
+import { installTypeScriptClient } from "../support/client-package";
 import { guideSamples } from "../support/guide-samples";
 
 const SLUG = "webhooks";
@@ -41,6 +44,10 @@ describe("the guide", () => {
       expect(guide.title).toBe("Webhooks (preview)");
       expect(guide.markdown).not.toMatch(/\{\{|\}\}/);
     }
+    // The clients first, then verifying by hand.
+    const headings = [...getGuide(SLUG)!.markdown.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+    expect(headings[0]).toBe("With the client");
+    expect(headings).toContain("Without a client: verifying a delivery");
   });
 
   it("says what the engine does: headers, schedule, private URLs switch, retention", () => {
@@ -63,7 +70,16 @@ describe("the guide", () => {
   });
 });
 
-type Lang = "js" | "python";
+// The receivers with a client ("client-…") and without.
+type Lang = "client-js" | "client-python" | "js" | "python";
+const LANGS = ["client-js", "client-python", "js", "python"] as const;
+const FILES: Record<Lang, string> = {
+  "client-js": "webhook-receiver.mjs",
+  "client-python": "webhook_receiver.py",
+  js: "webhook-receiver.mjs",
+  python: "webhook_receiver.py",
+};
+const PYTHON_CLIENT = path.resolve(import.meta.dirname, "../../clients/python/pca_client.py");
 
 // A receiver from the guide, running: its port, its output, how to wait for a line of it.
 interface Receiver {
@@ -83,8 +99,10 @@ describe("the guide's receivers, given real deliveries", { timeout: 60_000 }, ()
   beforeAll(() => {
     preview("webhooks");
     code = guideSamples(getGuide(SLUG)!.markdown, {
-      js: "// webhook-receiver.mjs",
-      python: "# webhook_receiver.py",
+      "client-js": "// webhook-receiver.mjs: with @public-catalog/client",
+      "client-python": "# webhook_receiver.py: with pca_client",
+      js: "// webhook-receiver.mjs: verifies",
+      python: "# webhook_receiver.py: verifies",
     });
     vi.unstubAllEnvs();
     resetConfig();
@@ -94,12 +112,15 @@ describe("the guide's receivers, given real deliveries", { timeout: 60_000 }, ()
     await Promise.all(running.map((r) => r.stop()));
   });
 
-  // Starts a receiver with only its secret, PORT=0 (the system picks a free one: it prints it) and a PATH set.
+  // Starts a receiver with only its secret, PORT=0 (the system picks a free one: it prints it) and a PATH set; one
+  // with a client gets it first, as the guide says: the package installed from its tarball, the module copied.
   async function start(lang: Lang): Promise<Receiver> {
     const dir = mkdtempSync(path.join(os.tmpdir(), `webhook-guide-${lang}-`));
-    const file = lang === "js" ? "webhook-receiver.mjs" : "webhook_receiver.py";
+    if (lang === "client-js") await installTypeScriptClient(dir);
+    if (lang === "client-python") copyFileSync(PYTHON_CLIENT, path.join(dir, "pca_client.py"));
+    const file = FILES[lang];
     writeFileSync(path.join(dir, file), code[lang]);
-    const child = spawn(lang === "js" ? process.execPath : "python3", [file], {
+    const child = spawn(file.endsWith(".py") ? "python3" : process.execPath, [file], {
       cwd: dir,
       env: {
         ...({} as NodeJS.ProcessEnv),
@@ -178,11 +199,11 @@ describe("the guide's receivers, given real deliveries", { timeout: 60_000 }, ()
     });
   }
 
-  describe.each(["js", "python"] as const)("%s", (lang) => {
+  describe.each(LANGS)("%s", (lang) => {
     let r: Receiver;
     beforeAll(async () => {
       r = await start(lang);
-    });
+    }, 180_000);
 
     it("accepts a signed delivery and handles its event once, however often it comes", async () => {
       const body = event("4711", "Chaise « Crème brûlée » — 40 €");
