@@ -13,7 +13,7 @@ import { MIRROR_RESOURCES, type MirrorResource } from "@/lib/mirror/tables";
 import { call, readExport } from "../support/api";
 import { startApiServer, type ApiServer } from "../support/api-server";
 import { createTestDatabase } from "../support/servers";
-import { insertKey, valueFromDetail } from "../support/write-preview";
+import { creatableBodies, insertKey, type CreatableBody } from "../support/write-preview";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -186,8 +186,8 @@ export interface MirrorFixture {
   checkKey: string;
   /** A key with products:write, for the write preview's POST. */
   writer: string;
-  /** Creatable bodies built from the API: per family, a category and a value for each required attribute. */
-  bodies: { familyId: string; categoryId: string; values: Json }[];
+  /** Creatable bodies built from the API (tests/support/write-preview.ts). */
+  bodies: CreatableBody[];
   /** An empty database of its own on the test server, opened; dropped after the file. */
   newTarget(): Promise<{ url: string; db: Database }>;
 }
@@ -216,20 +216,7 @@ export function useMirrorServer(driver: "pglite" | "pg"): MirrorFixture {
       expect(res.status, p).toBe(200);
       return res.body as Json;
     };
-    const category = (await get("/public/v1/categories?perPage=1")).data[0];
-    const media = (await get("/public/v1/media?perPage=1")).data[0];
-    for (const family of (await get("/public/v1/families?perPage=100")).data as Json[]) {
-      const required = ((await get(`/public/v1/families/${family.id}`)).attributes as Json[]).filter(
-        (a) => a.required,
-      );
-      // A required media could be made private by a run: such a family is left to the SQL creations.
-      if (required.some((a) => a.type === "MEDIA")) continue;
-      const values: Json = {};
-      for (const a of required)
-        values[a.code] = valueFromDetail(await get(`/public/v1/attributes/${a.id}`), media.id, "");
-      fx.bodies.push({ familyId: family.id, categoryId: category.id, values });
-    }
-    expect(fx.bodies.length).toBeGreaterThan(0);
+    fx.bodies = await creatableBodies(get);
   });
   afterAll(async () => {
     for (const t of targets) {

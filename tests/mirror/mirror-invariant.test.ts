@@ -15,7 +15,7 @@ import { readProductDetails } from "@/lib/catalog/resources/product-detail";
 import { applyChange, CHANGE_KINDS, type Change } from "@/lib/demo/catalog-activity";
 import { READ_SCOPES, WRITE_SCOPE } from "@/lib/keys/scopes";
 import { call, readExport, setupApi, type ApiFixture, type ExportEnd } from "../support/api";
-import { insertKey, valueFromDetail } from "../support/write-preview";
+import { creatableBodies, insertKey, type CreatableBody } from "../support/write-preview";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -164,9 +164,8 @@ describe.each(["pglite", "pg"] as const)("the mirror invariant on %s", (driver) 
   let org: { id: string; slug: string };
   let writer = "";
   let reader = "";
-  // Creatable bodies built from the API: per family, a category and a value for each required attribute (the SKU
-  // made new on each creation).
-  const bodies: { familyId: string; categoryId: string; values: Json }[] = [];
+  // Creatable bodies built from the API (the SKU made new on each creation).
+  let bodies: CreatableBody[] = [];
   let source: Source;
   let posted = 0;
 
@@ -181,20 +180,7 @@ describe.each(["pglite", "pg"] as const)("the mirror invariant on %s", (driver) 
       expect(res.status, path).toBe(200);
       return res.body as Json;
     };
-    const category = (await get("/public/v1/categories?perPage=1")).data[0];
-    const media = (await get("/public/v1/media?perPage=1")).data[0];
-    for (const family of (await get("/public/v1/families?perPage=100")).data as Json[]) {
-      const required = ((await get(`/public/v1/families/${family.id}`)).attributes as Json[]).filter(
-        (a) => a.required,
-      );
-      // A required media could be made private by a run: such a family is left to the SQL creations.
-      if (required.some((a) => a.type === "MEDIA")) continue;
-      const values: Json = {};
-      for (const a of required)
-        values[a.code] = valueFromDetail(await get(`/public/v1/attributes/${a.id}`), media.id, "");
-      bodies.push({ familyId: family.id, categoryId: category.id, values });
-    }
-    expect(bodies.length).toBeGreaterThan(0);
+    bodies = await creatableBodies(get);
     source = apiSource(reader);
     // Every product's document built: the runs start with documents to serve.
     expect(await fx.runtime.background.documents.runOnce()).toBeGreaterThan(0);

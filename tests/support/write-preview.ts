@@ -48,6 +48,37 @@ export function valueFromDetail(
   }
 }
 
+// A body the write preview accepts: a family, a category and a value for each of the family's required attributes.
+export interface CreatableBody {
+  familyId: string;
+  categoryId: string;
+  values: Record<string, unknown>;
+}
+
+// Creatable bodies built from the API as a client reads it (`get`: a GET's parsed 200 answer): per family, its first
+// category and a value for each required attribute (the SKU left to the server). A family that requires a MEDIA
+// value is left out: a run could make that media private.
+export async function creatableBodies(
+  get: (path: string) => Promise<Record<string, any>>, // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<CreatableBody[]> {
+  const category = (await get("/public/v1/categories?perPage=1")).data[0];
+  const media = (await get("/public/v1/media?perPage=1")).data[0];
+  const bodies: CreatableBody[] = [];
+  for (const family of (await get("/public/v1/families?perPage=100")).data) {
+    const attributes: { id: string; code: string; type: string; required: boolean }[] = (
+      await get(`/public/v1/families/${family.id}`)
+    ).attributes;
+    const required = attributes.filter((a) => a.required);
+    if (required.some((a) => a.type === "MEDIA")) continue;
+    const values: Record<string, unknown> = {};
+    for (const a of required)
+      values[a.code] = valueFromDetail(await get(`/public/v1/attributes/${a.id}`), media.id, "");
+    bodies.push({ familyId: family.id, categoryId: category.id, values });
+  }
+  expect(bodies.length).toBeGreaterThan(0);
+  return bodies;
+}
+
 // An answer of the route, its body parsed.
 export interface PostAnswer {
   status: number;
