@@ -206,6 +206,30 @@ describe("the export", () => {
     expect((end as { cursor: string }).cursor).toMatch(/^\d+$/);
   });
 
+  it("asks for an export plain unless told to compress it, and reads it the same either way", async () => {
+    const seen: { asked: string | null; answered: string | null }[] = [];
+    const recording = new CatalogClient({
+      baseUrl: api.baseUrl,
+      key: api.fx.acme.full,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        seen.push({
+          asked: new Headers(init?.headers).get("accept-encoding"),
+          answered: response.headers.get("content-encoding"),
+        });
+        return response;
+      },
+    });
+    const plain = await readAll(recording.export("products"));
+    const gzipped = await readAll(recording.export("products", { compress: true }));
+    expect(seen).toEqual([
+      { asked: "identity", answered: null },
+      { asked: "gzip", answered: "gzip" },
+    ]);
+    expect(gzipped.items).toEqual(plain.items);
+    expect(gzipped.end).toEqual(plain.end);
+  });
+
   it("resumes an export cut on the way after the last id read, ending with the first request's cursor", async () => {
     const whole = await readAll(client.export("products"));
     const proxy = await cuttingProxy(25);

@@ -33,11 +33,13 @@ export interface ClientOptions {
 // A query's values: undefined ones and empty arrays are left out, arrays are sent comma-separated.
 export type QueryValues = Record<string, string | number | boolean | readonly string[] | null | undefined>;
 
-// What a request may add: its query, an abort signal, the media type it accepts.
+// What a request may add: its query, an abort signal, the media type it accepts, the encodings it accepts (fetch's
+// own default when undefined: gzip, deflate, br).
 export interface RequestOptions {
   query?: QueryValues;
   signal?: AbortSignal;
   accept?: string;
+  acceptEncoding?: string;
 }
 
 // Retry-After in seconds: a number of seconds or an HTTP date; undefined when absent or unreadable.
@@ -121,7 +123,11 @@ export class Http {
   async get(path: string, options: RequestOptions = {}): Promise<Response> {
     const { signal } = options;
     const target = this.pathWith(path, options.query);
-    const headers = { Authorization: `Bearer ${this.#key}`, Accept: options.accept ?? "application/json" };
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${this.#key}`,
+      Accept: options.accept ?? "application/json",
+    };
+    if (options.acceptEncoding) headers["Accept-Encoding"] = options.acceptEncoding;
     for (let attempt = 1; ; attempt++) {
       let response: Response;
       try {
