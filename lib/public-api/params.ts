@@ -1,4 +1,4 @@
-import { paramsOn, type QueryDef, type Refusal } from "@/lib/catalog/list/query-grammar";
+import { paramsOn, type ParamDef, type QueryDef, type Refusal } from "@/lib/catalog/list/query-grammar";
 import type { PreviewFeature } from "@/lib/preview";
 import { PublicApiError } from "./api-errors";
 import {
@@ -22,6 +22,20 @@ export function sentQuery(request: Request, url: URL): URLSearchParams {
   return sent === null ? url.searchParams : new URLSearchParams(sent);
 }
 
+// The parameters of a QueryDef in force with these preview features, by name: built once per definition and
+// configuration (the features' list is the runtime's, one array), not per request.
+const inForce = new WeakMap<
+  QueryDef<unknown>,
+  { preview: readonly PreviewFeature[]; params: Map<string, ParamDef> }
+>();
+function paramsInForce(def: QueryDef<unknown>, preview: readonly PreviewFeature[]): Map<string, ParamDef> {
+  const kept = inForce.get(def);
+  if (kept && kept.preview === preview) return kept.params;
+  const params = new Map(paramsOn(def, preview));
+  inForce.set(def, { preview, params });
+  return params;
+}
+
 // Parses and validates URL query parameters against a QueryDef, or throws a 400 naming the parameter. A parameter of
 // a preview feature that is not in `preview` (the features switched on) is unknown, as any name the query lacks.
 export function parseQuery<T>(
@@ -29,7 +43,7 @@ export function parseQuery<T>(
   def: QueryDef<T>,
   preview: readonly PreviewFeature[] = [],
 ): T {
-  const on = new Map(paramsOn(def, preview));
+  const on = paramsInForce(def, preview);
   // Own properties only, on an object without a prototype: "constructor", "toString" or "__proto__" are unknown
   // parameters like any other name, never inherited members of Object.prototype.
   const raw: Record<string, string | string[]> = Object.create(null);
