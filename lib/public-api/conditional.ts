@@ -1,5 +1,5 @@
 import type { CatalogContext } from "@/lib/catalog/context";
-import type { CatalogResource } from "@/lib/catalog/list/count-cache";
+import type { CatalogResource, VersionsRead } from "@/lib/catalog/list/count-cache";
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
 import { answerTag, noneMatchHits, pageKey } from "./page-cache";
@@ -34,13 +34,15 @@ export async function conditionalAnswer(opts: {
   resources: readonly CatalogResource[];
   path: string;
   query: unknown;
-  run: () => Promise<unknown>;
+  /** Builds the answer, given what the version read saw (the feed's head with the versions). */
+  run: (seen: VersionsRead) => Promise<unknown>;
 }): Promise<Response> {
   const { request, headers, rt, catalog, key } = opts;
+  const seen = await catalog.versions.read(catalog.db, key.orgId, opts.resources);
   const cacheKey = pageKey({
     orgId: key.orgId,
     orgSlug: key.orgSlug,
-    version: await catalog.versions.read(catalog.db, key.orgId, opts.resources),
+    version: seen.version,
     path: opts.path,
     query: opts.query,
     baseUrl: rt.config.baseUrl,
@@ -50,7 +52,7 @@ export async function conditionalAnswer(opts: {
   if (page === undefined) {
     // An error is not a version of the answer: thrown before any validator is set, it carries neither the tag nor
     // the revalidation (the pipeline's `Cache-Control: private, no-store` stays).
-    const body = Buffer.from(JSON.stringify(await opts.run()));
+    const body = Buffer.from(JSON.stringify(await opts.run(seen)));
     page = { body, tag: answerTag({ orgId: key.orgId, path: opts.path, query: opts.query }, body) };
     rt.part(apiState).pages.set(cacheKey, page);
   }

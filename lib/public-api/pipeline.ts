@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/db/client";
 import type { CatalogContext } from "@/lib/catalog/context";
-import type { CatalogResource } from "@/lib/catalog/list/count-cache";
+import type { CatalogResource, VersionsRead } from "@/lib/catalog/list/count-cache";
 import { rowSecureCatalog } from "@/lib/catalog/row-security";
 import type { QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { Config } from "@/lib/config";
@@ -47,6 +47,9 @@ export interface ApiContext<Q> {
   /** The admission whose place the request holds (the router's; undefined when a test calls the pipeline itself):
    * a long poll gives its place back while it waits (Admission.outside). */
   admission?: Admission;
+  /** What the conditional stage's version read saw before the handler ran (the versions of what the answer shows and
+   * the feed's head, one statement); none for an answer that is not conditional. */
+  seen?: VersionsRead;
 }
 
 // What a handler returns when the answer is not a plain 200: a status, a body and headers of its own (a 201). A
@@ -122,7 +125,7 @@ export function withPublicApi<Q>(
         const catalog = rt.config.DB_ROW_SECURITY
           ? rowSecureCatalog(await rt.catalog(), db, key.orgId, rt.config.DB_COUNT_TIMEOUT_MS)
           : await rt.catalog();
-        const run = () =>
+        const run = (seen?: VersionsRead) =>
           handler({
             request,
             requestId,
@@ -136,6 +139,7 @@ export function withPublicApi<Q>(
             body: input,
             params,
             admission,
+            seen,
           });
         if (opts.conditional)
           return await conditionalAnswer({

@@ -29,6 +29,9 @@ function rows(n: number): ProductKeyRow[] {
       status: ["draft", "published", "archived"][i % 3]!,
       family_id: i % 5 === 0 ? "fam_b" : "fam_a",
       category_id: i % 4 === 0 ? "cat_b" : "cat_a",
+      label: i % 50 === 0 ? "" : label_sort.toUpperCase(),
+      family_label: i % 5 === 0 ? "Famille B" : "Famille A",
+      category_label: i % 4 === 0 ? "Catégorie B" : "Catégorie A",
     };
   });
 }
@@ -135,5 +138,55 @@ describe("ProductIndex.page", () => {
       expect(idx.page("label", "desc", 10, 50, { q }), q).toEqual([...expected].reverse().slice(10, 60));
       expect(idx.count({ q }), q).toBe(expected.length);
     }
+  });
+});
+
+describe("ProductIndex.row", () => {
+  // The item columns a held product's row gives, from its key row: what productColumns' SQL reads.
+  const expectedRow = (r: ProductKeyRow) => ({
+    id: r.id,
+    identifier: r.identifier,
+    label: r.label || r.identifier,
+    status: r.status,
+    family_id: r.family_id,
+    family_label: r.family_label,
+    category_id: r.category_id,
+    category_label: r.category_label,
+    updated_at: new Date(r.updated_ms).toISOString(),
+  });
+
+  it("gives each product's item columns, after changes of labels, families' labels and deletions", () => {
+    const all = rows(3_000);
+    const idx = built(all, 10_000);
+    for (const r of all.slice(0, 200)) expect(idx.row(r.id)).toEqual(expectedRow(r));
+    expect(idx.row("prd_absent")).toBeUndefined();
+    // A family relabelled logs each of its products: every one of them comes with the new label.
+    const next = all.map((r) => ({ ...r }));
+    const changed = new Map<string, ProductKeyRow | null>();
+    for (const r of next) {
+      if (r.family_id === "fam_b") {
+        r.family_label = "Famille B renommée";
+        changed.set(r.id, r);
+      }
+    }
+    for (let i = 1; i < 2_000; i += 7) {
+      const r = next[i]!;
+      r.label = i % 3 === 0 ? "" : `Nouvelle étiquette – ${i} 𝔘`;
+      r.identifier = `${r.identifier}-x`;
+      r.updated_ms += 1_000;
+      changed.set(r.id, r);
+    }
+    changed.set(next[2]!.id, null);
+    idx.apply(changed, "2");
+    for (const r of next) {
+      if (r.id === next[2]!.id) expect(idx.row(r.id)).toBeUndefined();
+      else expect(idx.row(r.id), r.id).toEqual(expectedRow(r));
+    }
+  });
+
+  it("gives no row for an instant toISOString does not write as SQL does", () => {
+    const [r] = rows(1);
+    const idx = built([{ ...r!, updated_ms: Date.UTC(10_000, 0, 1) }], 10_000);
+    expect(idx.row(r!.id)).toBeUndefined();
   });
 });

@@ -10,7 +10,8 @@ import { openEmptyDatabase, type Driver } from "../support/databases";
 // The products in memory (lib/catalog/memory) hold every list's answer to the plain statements' answer: deep pages in
 // every sort, totals of every filter (search, family, category, updatedSince, together), on both drivers, with
 // writes of every kind between the reads (labels, instants, statuses, families, deletions, creations, a bulk update
-// past the index's one-by-one bounds) and a write that lands between the index's pick and the rows' statement.
+// past the index's one-by-one bounds, families and categories relabelled) and writes that land just before or after
+// the statements a page from memory reads with.
 
 const ORG = "org_pm";
 const OTHER = "org_pm_other";
@@ -53,6 +54,11 @@ const WRITES = [
      select 'prd_bulk' || i, '${ORG}', 'PM-BULK-' || i, 'Étagère bulk ' || i, 'fam_b', 'cat_a'
        from generate_series(1, 120) i`,
   `delete from products where org_id = '${ORG}' and id like 'prd_bulk1%'`,
+  // What a product item shows besides its own columns: its family's and category's labels; an empty label (the
+  // identifier shown).
+  `update families set label = 'A renommée' where org_id = '${ORG}' and id = 'fam_a'`,
+  `update categories set label = 'Catégorie – B' where org_id = '${ORG}' and id = 'cat_b'`,
+  `update products set label = '' where org_id = '${ORG}' and id in ('prd_00021', 'prd_00022')`,
 ];
 
 // The lists compared after each write.
@@ -132,13 +138,19 @@ function suite(driver: Driver) {
             if (i > 0 && /^(sort=[a-zA-Z]+\.(asc|desc)&perPage=100&page=\d+)?$/.test(q)) continue;
             statements.length = 0;
             expect(await answer(fast, q), `${q} after ${write.slice(0, 60)} (index ${i})`).toEqual(plain);
-            // A page in one sort, filtered or not, however deep, is one statement of rows by id (or none beyond the
-            // end), after the index's catch-up: no count, no offset. Not a search whose fold holds a LIKE wildcard.
+            // A page in one sort, filtered or not, however deep, is read after the index's catch-up with no count and
+            // no offset. Not a search whose fold holds a LIKE wildcard.
             if (!/,|%25/.test(q)) {
               expect(
                 statements.filter((s) => /count\(|offset/.test(s)),
                 q,
               ).toEqual([]);
+              // Without a channel, not even the rows: the index holds them.
+              if (!q.includes("channelId"))
+                expect(
+                  statements.filter((s) => /p\.id = any/.test(s)),
+                  q,
+                ).toEqual([]);
             }
           }
         }
@@ -156,32 +168,54 @@ function suite(driver: Driver) {
       expect(statements.filter((s) => /count\(\*\)/.test(s))).toEqual([]);
     });
 
-    it("holds when a write lands between the index's pick and the rows' statement", async () => {
+    // A page without a channel is read from the index once it is caught up to the feed's head, read first; with a
+    // channel, its rows are read by id in a statement that reads the head too. A write that commits just before
+    // either statement is in the answer; one that commits just after the head read is not (nor half of it).
+    it("holds when a write lands before or after the head's read, or before the rows' statement", async () => {
       const memory = new ProductMemory(async () => db, { maxProducts: 1_000_000, minProducts: 0 });
-      let writeBeforeRows: string | undefined;
+      let writeBefore: { on: RegExp; sql: string } | undefined;
+      let writeAfter: string | undefined;
       const interleaving: Queryable = {
-        query: async (text, params) => {
-          if (writeBeforeRows && /p\.id = any/.test(text)) {
-            const w = writeBeforeRows;
-            writeBeforeRows = undefined;
+        query: async <R>(text: string, params?: readonly unknown[]) => {
+          if (writeBefore && writeBefore.on.test(text)) {
+            const w = writeBefore.sql;
+            writeBefore = undefined;
             await db.query(w);
           }
-          return db.query(text, params);
+          const rows = await db.query<R>(text, params);
+          if (writeAfter && /catalog_change_heads/.test(text)) {
+            const w = writeAfter;
+            writeAfter = undefined;
+            await db.query(w);
+          }
+          return rows;
         },
       };
       const fast = catalogContext(interleaving, { memory });
       await listProducts(fast, ORG, query(""));
       await memory.settled();
       expect(memory.index(ORG)).toBeDefined();
-      for (const [i, q] of [
-        "sort=label.asc&page=1",
-        "sort=updatedAt.desc&page=3",
-        "sort=identifier.asc",
-      ].entries()) {
-        writeBeforeRows = `update products set label = 'Aaa ${i}', updated_at = now() where org_id = '${ORG}' and id = 'prd_0020${i}'`;
+      const write = (i: number) =>
+        `update products set label = 'Aaa ${i}', updated_at = now() where org_id = '${ORG}' and id = 'prd_0020${i}'`;
+      const before = [
+        ["sort=label.asc&page=1", /catalog_change_heads/],
+        ["sort=updatedAt.desc&page=3", /catalog_change_heads/],
+        ["channelId=chn_pm&sort=identifier.asc", /p\.id = any/],
+        ["channelId=chn_pm&sort=label.asc", /p\.id = any/],
+      ] as const;
+      for (const [i, [q, on]] of before.entries()) {
+        writeBefore = { on, sql: write(i) };
         const got = await answer(fast, q);
-        expect(writeBeforeRows).toBeUndefined();
+        expect(writeBefore).toBeUndefined();
         expect(got, q).toEqual(await answer(catalogContext(db), q));
+      }
+      for (const [i, q] of ["sort=label.asc&page=1", "sort=updatedAt.desc"].entries()) {
+        const expected = await answer(catalogContext(db), q);
+        writeAfter = write(5 + i);
+        const got = await answer(fast, q);
+        expect(writeAfter).toBeUndefined();
+        expect(got, q).toEqual(expected);
+        expect(await answer(fast, q), q).toEqual(await answer(catalogContext(db), q));
       }
     });
 

@@ -14,7 +14,7 @@ function standIn() {
       return new Promise<R[]>((resolve, reject) => {
         state.sent.push({
           snapshot,
-          answer: () => resolve([{ version: String(snapshot) }] as R[]),
+          answer: () => resolve([{ version: String(snapshot), feed_head: String(snapshot * 10) }] as R[]),
           fail: () => reject(new Error("statement timeout")),
         });
       });
@@ -22,6 +22,9 @@ function standIn() {
   };
   return { db, state };
 }
+
+// What a read sent at a snapshot gives.
+const seen = (snapshot: number) => ({ version: String(snapshot), feedHead: String(snapshot * 10) });
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -32,7 +35,7 @@ describe("VersionReads", () => {
     const a = reads.read(db, "org_a", ["products"]);
     expect(state.sent).toHaveLength(1);
     state.sent[0]!.answer();
-    await expect(a).resolves.toBe("1");
+    await expect(a).resolves.toEqual(seen(1));
     expect(reads.size).toBe(0);
   });
 
@@ -45,12 +48,12 @@ describe("VersionReads", () => {
     const later = Array.from({ length: 10 }, () => reads.read(db, "org_a", ["products"]));
     expect(state.sent).toHaveLength(1); // nobody joined the read in flight, nothing sent yet
     state.sent[0]!.answer();
-    await expect(first).resolves.toBe("1");
+    await expect(first).resolves.toEqual(seen(1));
     await settle();
     expect(state.sent).toHaveLength(2); // one read for the ten
     expect(state.sent[1]!.snapshot).toBe(2);
     state.sent[1]!.answer();
-    expect(await Promise.all(later)).toEqual(Array(10).fill("2"));
+    expect(await Promise.all(later)).toEqual(Array(10).fill(seen(2)));
     expect(reads.size).toBe(0);
   });
 
@@ -61,7 +64,7 @@ describe("VersionReads", () => {
     const b = reads.read(db, "org_b", ["products"]);
     expect(state.sent).toHaveLength(2);
     for (const s of state.sent) s.answer();
-    await expect(Promise.all([a, b])).resolves.toEqual(["1", "1"]);
+    await expect(Promise.all([a, b])).resolves.toEqual([seen(1), seen(1)]);
   });
 
   it("keeps the resources of an organization apart: a read of products serves no request for families", async () => {
@@ -73,11 +76,11 @@ describe("VersionReads", () => {
     const again = reads.read(db, "org_a", ["products"]);
     expect(state.sent).toHaveLength(2); // the next read of products, after the one in flight
     for (const s of state.sent) s.answer();
-    await expect(Promise.all([products, families])).resolves.toEqual(["1", "1"]);
+    await expect(Promise.all([products, families])).resolves.toEqual([seen(1), seen(1)]);
     await settle();
     expect(state.sent).toHaveLength(3);
     state.sent[2]!.answer();
-    await expect(again).resolves.toBe("1");
+    await expect(again).resolves.toEqual(seen(1));
     expect(reads.size).toBe(0);
   });
 
@@ -96,7 +99,7 @@ describe("VersionReads", () => {
     const third = reads.read(db, "org_a", ["products"]);
     expect(state.sent).toHaveLength(2);
     state.sent[1]!.answer();
-    await expect(third).resolves.toBe("1");
+    await expect(third).resolves.toEqual(seen(1));
     expect(reads.size).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import "server-only";
 import type { Queryable } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
 import { CountPendingError } from "@/lib/catalog/catalog-errors";
+import { FEED_HEAD_COLUMN } from "@/lib/catalog/memory/product-memory";
 import type { Statement } from "@/lib/catalog/sql";
 
 interface Entry {
@@ -100,37 +101,36 @@ export const CATALOG_RESOURCES = [
 ] as const;
 export type CatalogResource = (typeof CATALOG_RESOURCES)[number];
 
-// SQL of the current version of the resource in $2 for the organization in $1 ('0' before its first change): one
-// primary-key probe.
-export const VERSION_SQL =
-  "select coalesce((select version::text from catalog_resource_versions where org_id = $1 and resource = $2), '0') as version";
-
-// The organization's current version of a resource: what that list's page-cache entries are keyed by.
-export async function catalogVersion(
-  db: Queryable,
-  orgId: string,
-  resource: CatalogResource,
-): Promise<string> {
-  const [row] = await db.query<{ version: string }>(VERSION_SQL, [orgId, resource]);
-  return String(row?.version ?? "0");
+// What a version read saw, in one snapshot: the organization's versions of the resources asked (joined by dots, '0'
+// for one before its first change) and its change feed's head.
+export interface VersionsRead {
+  version: string;
+  feedHead: string;
 }
 
+// SQL of the current version of the resource in $2 for the organization in $1 ('0' before its first change), and of
+// the feed's head: two primary-key probes.
+export const VERSION_SQL = `select coalesce((select version::text from catalog_resource_versions
+    where org_id = $1 and resource = $2), '0') as version, ${FEED_HEAD_COLUMN}`;
+
 // SQL of the current versions of the resources in $2 (a text[]) for the organization in $1, in that order, joined
-// by dots ('0' for one before its first change): one statement, a primary-key probe per resource.
-const VERSIONS_SQL = `select string_agg(coalesce(v.version::text, '0'), '.' order by r.n) as version
+// by dots, and of the feed's head: one statement, a primary-key probe per resource.
+const VERSIONS_SQL = `select string_agg(coalesce(v.version::text, '0'), '.' order by r.n) as version, ${FEED_HEAD_COLUMN}
   from unnest($2::text[]) with ordinality r(resource, n)
   left join catalog_resource_versions v on v.org_id = $1 and v.resource = r.resource`;
 
-// The organization's current versions of several resources, joined by dots: what a detail's page-cache entry is
-// keyed by (everything it shows). One resource's is catalogVersion's.
+// The organization's current versions of the resources (what a list's or a detail's page-cache entries are keyed
+// by) and its feed's head, in one statement.
 export async function catalogVersions(
   db: Queryable,
   orgId: string,
   resources: readonly CatalogResource[],
-): Promise<string> {
-  if (resources.length === 1) return catalogVersion(db, orgId, resources[0]!);
-  const [row] = await db.query<{ version: string }>(VERSIONS_SQL, [orgId, resources]);
-  return String(row?.version ?? "0");
+): Promise<VersionsRead> {
+  const [row] =
+    resources.length === 1
+      ? await db.query<{ version: string; feed_head: string }>(VERSION_SQL, [orgId, resources[0]!])
+      : await db.query<{ version: string; feed_head: string }>(VERSIONS_SQL, [orgId, resources]);
+  return { version: String(row?.version ?? "0"), feedHead: String(row?.feed_head ?? "0") };
 }
 
 // SQL of the resource's version as a column of another statement on the organization in $1 (one snapshot with its
@@ -179,7 +179,7 @@ export async function exactTotalAt(
     const hit = counts.get(key, version);
     if (hit !== undefined) return { total: hit, version };
   } else if (counts.has(key)) {
-    const current = await catalogVersion(db, String(count.params[0]), resource);
+    const current = (await catalogVersions(db, String(count.params[0]), [resource])).version;
     const hit = counts.get(key, current);
     if (hit !== undefined) return { total: hit, version: current };
   }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import { catalogVersions, type CatalogResource } from "./count-cache";
+import { catalogVersions, type CatalogResource, type VersionsRead } from "./count-cache";
 
 // Version reads shared by the requests of an organization's list (or detail: the versions of everything it shows)
 // that ask at the same moment. A request never joins a read already sent: it may have been taken before a change the
@@ -10,14 +10,15 @@ import { catalogVersions, type CatalogResource } from "./count-cache";
 export class VersionReads {
   private readonly reads = new Map<string, ReadState>();
 
-  /** The organization's versions of the resources (catalogVersions), from a read sent after this call. */
-  read(db: Queryable, orgId: string, resources: readonly CatalogResource[]): Promise<string> {
+  /** The organization's versions of the resources and its feed's head (catalogVersions), from a read sent after
+   * this call. */
+  read(db: Queryable, orgId: string, resources: readonly CatalogResource[]): Promise<VersionsRead> {
     const key = `${orgId}\u0000${resources.join(",")}`;
     const state = this.reads.get(key);
     if (!state) return this.send(db, key, orgId, resources, {});
     if (!state.next) {
-      let resolve!: (v: Promise<string>) => void;
-      const promise = new Promise<string>((r) => (resolve = r));
+      let resolve!: (v: Promise<VersionsRead>) => void;
+      const promise = new Promise<VersionsRead>((r) => (resolve = r));
       state.next = { promise, resolve, db };
     }
     return state.next.promise;
@@ -34,7 +35,7 @@ export class VersionReads {
     orgId: string,
     resources: readonly CatalogResource[],
     state: ReadState,
-  ): Promise<string> {
+  ): Promise<VersionsRead> {
     this.reads.set(key, state);
     const read = catalogVersions(db, orgId, resources);
     const done = (failure?: { error: unknown }) => {
@@ -61,5 +62,5 @@ export class VersionReads {
 // An (organization, resources)' read in flight, and the requests waiting for the next one (on the first waiter's
 // handle).
 interface ReadState {
-  next?: { promise: Promise<string>; resolve: (read: Promise<string>) => void; db: Queryable };
+  next?: { promise: Promise<VersionsRead>; resolve: (read: Promise<VersionsRead>) => void; db: Queryable };
 }

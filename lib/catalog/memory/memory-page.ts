@@ -1,7 +1,38 @@
 import "server-only";
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { Statement } from "@/lib/catalog/sql";
+import type { ProductRow } from "./product-columns";
 import type { ProductIndex } from "./product-index";
+
+// A page the organization's index both picks and holds the rows of (a product item's columns): read from the index
+// once it is caught up to at least the feed's head `head` (read with the answer's versions, in their statement; else
+// here), no statement of rows. The index at any cursor is one snapshot of the products; one at or past the head
+// shows every change committed before the request. Undefined when the index is gone, stays behind after two
+// catch-ups, or does not hold a row as SQL would read it: the caller's statements answer.
+export async function heldPage(
+  ctx: CatalogContext,
+  orgId: string,
+  pick: (idx: ProductIndex) => { ids: string[]; total: number },
+  head?: string,
+): Promise<{ rows: ProductRow[]; total: number; cursor: string } | undefined> {
+  const memory = ctx.memory;
+  if (!memory?.index(orgId)) return undefined;
+  const at = BigInt(head ?? (await memory.head(ctx, orgId)));
+  let idx = memory.index(orgId);
+  // A catch-up already running may have read before `at`: a second one reads after it.
+  for (let attempt = 0; idx && BigInt(idx.cursor) < at && attempt < 2; attempt++) {
+    idx = await memory.catchUp(ctx, orgId);
+  }
+  if (!idx || BigInt(idx.cursor) < at) return undefined;
+  const { ids, total } = pick(idx);
+  const rows: ProductRow[] = [];
+  for (const id of ids) {
+    const row = idx.row(id);
+    if (!row) return undefined;
+    rows.push(row);
+  }
+  return { rows, total, cursor: idx.cursor };
+}
 
 // A page whose rows an organization's index in memory picks (a slice of one of its orders) and a statement reads by
 // id. The statement's rows carry the feed's head (FEED_HEAD_COLUMN) and the resource's version: the page is the index's

@@ -1,4 +1,6 @@
+import type { Product } from "@/lib/catalog/resources/schemas";
 import { Interned } from "./interned";
+import { PackedTexts } from "./packed-texts";
 import { compareC } from "./text-order";
 
 // The sortable fields an order is kept for (each ascending; the descending order is its reverse, since the id breaks
@@ -6,10 +8,27 @@ import { compareC } from "./text-order";
 export const INDEXED_SORTS = ["updatedAt", "label", "identifier", "status"] as const;
 export type IndexedSort = (typeof INDEXED_SORTS)[number];
 
-// A product's keys as the build and catch-up statements read them.
+// The columns of a product item (productColumns in lib/catalog/resources/products.ts), as a row.
+export interface ProductRow {
+  id: string;
+  identifier: string;
+  label: string;
+  status: Product["status"];
+  family_id: string;
+  family_label: string;
+  category_id: string;
+  category_label: string;
+  updated_at: string;
+}
+
+// A product's keys and item columns as the build and catch-up statements read them.
 export interface ProductKeyRow {
   id: string;
   identifier: string;
+  /** The stored label ('': the item shows the identifier). */
+  label: string;
+  family_label: string;
+  category_label: string;
   /** The stored search column: folded identifier, chr(31), folded label (label_sort). */
   search: string;
   label_sort: string;
@@ -23,8 +42,13 @@ export interface ProductKeyRow {
 // The statuses in the order of their text under `collate "C"` (the column's): a status sorts by its rank here.
 const STATUSES = ["archived", "draft", "published"] as const;
 
+// The latest instant toISOString writes as to_char's 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"' (9999-12-31T23:59:59.999Z); from
+// year 10000 on they differ, and such a product's item is read by SQL.
+const LAST_ISO_MS = 253_402_300_799_999;
+
 // The columns of an organization's products in memory, one slot per product (ProductIndex adds the orders, totals
-// and changes): each product's id, sort keys, family, category and search text, and how two slots compare in a sort.
+// and changes): each product's id, sort keys, family, category, search text and label, the labels of its family and
+// category, and how two slots compare in a sort. A page's items are read from here, no statement needed.
 export abstract class ProductColumns {
   protected ids: string[] = [];
   protected identifiers: string[] = [];
@@ -40,6 +64,7 @@ export abstract class ProductColumns {
   protected used = 0;
   protected readonly families = new Interned();
   protected readonly categories = new Interned();
+  protected readonly labels = new PackedTexts();
 
   // Every order given room for `next` slots (the columns grew).
   protected abstract widened(next: number, widen: (o: Int32Array) => Int32Array): void;
@@ -59,10 +84,34 @@ export abstract class ProductColumns {
     this.labelAt[slot] = labelAt;
     this.updated[slot] = Number(r.updated_ms);
     this.status[slot] = status;
-    this.family[slot] = this.families.id(r.family_id);
-    this.category[slot] = this.categories.id(r.category_id);
+    this.family[slot] = this.families.id(r.family_id, r.family_label);
+    this.category[slot] = this.categories.id(r.category_id, r.category_label);
+    this.labels.set(slot, r.label);
     this.slotOf.set(r.id, slot);
     return slot;
+  }
+
+  /** A held product's item columns, as the SQL of a product item reads them; none when the id is not held (or its
+   * instant is past what toISOString writes as SQL does). */
+  row(id: string): ProductRow | undefined {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return undefined;
+    const ms = this.updated[slot]!;
+    if (ms < 0 || ms > LAST_ISO_MS) return undefined;
+    const identifier = this.identifiers[slot]!;
+    const f = this.family[slot]!;
+    const c = this.category[slot]!;
+    return {
+      id,
+      identifier,
+      label: this.labels.get(slot) || identifier,
+      status: STATUSES[this.status[slot]!]!,
+      family_id: this.families.value(f),
+      family_label: this.families.label(f),
+      category_id: this.categories.value(c),
+      category_label: this.categories.label(c),
+      updated_at: new Date(ms).toISOString(),
+    };
   }
 
   // Room for `size` slots in every column and order.

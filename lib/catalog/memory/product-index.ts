@@ -116,6 +116,7 @@ export class ProductIndex extends ProductColumns {
         this.ids[slot] = "";
         this.searches[slot] = "";
         this.identifiers[slot] = "";
+        this.labels.clear(slot);
       }
       if (row) {
         this.grow(this.used + 1);
@@ -241,14 +242,16 @@ export class ProductIndex extends ProductColumns {
   }
 
   /** Approximate bytes held: strings at two bytes a character plus their headers, the arrays, the id map, the
-   * searches' matches kept. */
+   * packed labels, the searches' matches kept. */
   approximateBytes(): number {
     let chars = 0;
     for (let s = 0; s < this.ids.length; s++) {
       chars += this.ids[s]!.length + this.identifiers[s]!.length + this.searches[s]!.length;
     }
     const perSlot = 4 + 8 + 1 + 4 + 4 + 4 * INDEXED_SORTS.length + 3 * 8 + 3 * 16 + 40;
-    return chars + this.labelAt.length * perSlot + 4 * (this.joined?.keptSlots ?? 0);
+    return (
+      chars + this.labelAt.length * perSlot + this.labels.approximateBytes + 4 * (this.joined?.keptSlots ?? 0)
+    );
   }
 
   // Calls `fn` with every product whose search text holds `q`: one search of the joined texts, then the products

@@ -2,11 +2,12 @@ import "server-only";
 import { ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
 import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
-import { countKey, versionColumn } from "@/lib/catalog/list/count-cache";
+import { countKey, versionColumn, type VersionsRead } from "@/lib/catalog/list/count-cache";
 import { pagination, readList, type ListResult } from "@/lib/catalog/list/engine";
 import { filterWalks, searchWalks, walkFits } from "@/lib/catalog/list/search-walk";
-import { pageFromMemory } from "@/lib/catalog/memory/memory-page";
-import type { MemoryFilter } from "@/lib/catalog/memory/product-index";
+import { heldPage, pageFromMemory } from "@/lib/catalog/memory/memory-page";
+import type { ProductRow } from "@/lib/catalog/memory/product-columns";
+import type { MemoryFilter, ProductIndex } from "@/lib/catalog/memory/product-index";
 import { FEED_HEAD_COLUMN } from "@/lib/catalog/memory/product-memory";
 import { defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import { addNamed, identifiersParam, idsParam } from "@/lib/catalog/list/reads-by-ids";
@@ -35,18 +36,8 @@ const UNINDEXED_PRODUCT_SORTS = {
 // spread along it. Measured: bench/README.md#search-walk
 const WALKABLE_SORTS = new Set(["updatedAt", "status"]);
 
-// The columns of a product item (productColumns), as a row.
-export interface ProductRow {
-  id: string;
-  identifier: string;
-  label: string;
-  status: Product["status"];
-  family_id: string;
-  family_label: string;
-  category_id: string;
-  category_label: string;
-  updated_at: string;
-}
+// The columns of a product item (productColumns), as a row: the type the index in memory gives its rows in too.
+export type { ProductRow } from "@/lib/catalog/memory/product-columns";
 
 interface Row extends ProductRow {
   channel_known?: boolean;
@@ -108,16 +99,18 @@ export const productsQuery = defineQuery({
 });
 export type ProductsQuery = QueryOf<typeof productsQuery>;
 
-// Lists the products of one organization (label read in a channel when channelId is given).
+// Lists the products of one organization (label read in a channel when channelId is given). `seen`: the products'
+// version and the feed's head as the request's version read saw them (one statement), when it made one.
 export async function listProducts(
   ctx: CatalogContext,
   orgId: string,
   q: ProductsQuery,
+  seen?: VersionsRead,
 ): Promise<ListResult<Product>> {
   // Reads by ids: the named products and their total in one statement, past every fast path (none is keyed by
   // names: the index's pages and totals, the counts remembered per filter, the walks' and reads' plan choices).
   if (q.ids || q.identifiers) return listNamed(ctx, orgId, q);
-  const ordered = await orderedFromMemory(ctx, orgId, q);
+  const ordered = await orderedFromMemory(ctx, orgId, q, seen);
   if (ordered) return ordered;
   const result = await listWithStatements(ctx, orgId, q);
   ctx.memory?.consider(ctx, orgId, result.pagination.total);
@@ -188,12 +181,13 @@ async function checkChannel(
 }
 
 // A page of the organization's products in one indexed sort, filtered or not, from its index in memory: any page
-// costs one statement of its rows by id. None when the organization has no index, or a search term's fold holds
-// one of LIKE's wildcards.
+// is read from the index alone, or with a channel (whose labels it does not hold) by one statement of its rows by id.
+// None when the organization has no index, or a search term's fold holds one of LIKE's wildcards.
 async function orderedFromMemory(
   ctx: CatalogContext,
   orgId: string,
   q: ProductsQuery,
+  seen: VersionsRead | undefined,
 ): Promise<ListResult<Product> | undefined> {
   const single = q.sort.length === 1 ? q.sort[0]! : undefined;
   if (!single || !ctx.memory?.index(orgId)) return undefined;
@@ -201,28 +195,40 @@ async function orderedFromMemory(
   const f = filtered ? await memoryFilter(ctx, q) : {};
   if (!f) return undefined;
   const offset = (q.page - 1) * q.perPage;
-  const page = await pageFromMemory<Row>(
-    ctx,
-    orgId,
-    (idx) => ({ ids: idx.page(single.field, single.order, offset, q.perPage, f), total: idx.count(f) }),
-    (ids) => {
-      const w = new Where("p.org_id", orgId);
-      const columns = itemColumns(w, q.channelId);
-      const idList = w.param(ids);
-      return {
-        sql: `select ${columns}, ${FEED_HEAD_COLUMN}, ${versionColumn("products")} from products p
+  const pick = (idx: ProductIndex) => ({
+    ids: idx.page(single.field, single.order, offset, q.perPage, f),
+    total: idx.count(f),
+  });
+  if (!q.channelId) {
+    const held = await heldPage(ctx, orgId, pick, seen?.feedHead);
+    if (held) {
+      // The unfiltered total, remembered at the version read with that head: what a search's plan choice weighs
+      // its matches against.
+      if (seen && held.cursor === seen.feedHead && !filtered)
+        rememberTotal(ctx, orgId, seen.version, held.total);
+      return { data: held.rows.map(productItem), pagination: pagination(q.page, q.perPage, held.total) };
+    }
+  }
+  const page = await pageFromMemory<Row>(ctx, orgId, pick, (ids) => {
+    const w = new Where("p.org_id", orgId);
+    const columns = itemColumns(w, q.channelId);
+    const idList = w.param(ids);
+    return {
+      sql: `select ${columns}, ${FEED_HEAD_COLUMN}, ${versionColumn("products")} from products p
                where ${w} and p.id = any(${idList}::text[])`,
-        params: w.params,
-      };
-    },
-  );
+      params: w.params,
+    };
+  });
   if (!page) return undefined;
   if (q.channelId) await checkChannel(ctx, orgId, q.channelId, page.rows);
-  // The unfiltered total, remembered at the rows' version: what a search's plan choice weighs its matches against.
-  if (page.version !== undefined && !filtered) {
-    ctx.counts.set(countKey(new Where("p.org_id", orgId).count("products p")), page.version, page.total);
-  }
+  // The unfiltered total, remembered at the rows' version.
+  if (page.version !== undefined && !filtered) rememberTotal(ctx, orgId, page.version, page.total);
   return { data: page.rows.map(productItem), pagination: pagination(q.page, q.perPage, page.total) };
+}
+
+// Remembers the organization's count of products at a version of its products.
+function rememberTotal(ctx: CatalogContext, orgId: string, version: string, total: number): void {
+  ctx.counts.set(countKey(new Where("p.org_id", orgId).count("products p")), version, total);
 }
 
 // A list's filters as the organization's index counts them; none when a search term's fold holds one of LIKE's

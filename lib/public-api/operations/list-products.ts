@@ -14,5 +14,5 @@ export const listProductsOperation = listOperation({
   tag: { name: "Products", description: "Products of the catalog." },
   item: "Product",
   example: EXAMPLES.products,
-  handler: ({ catalog, org, query }) => listProducts(catalog, org.id, query),
+  handler: ({ catalog, org, query, seen }) => listProducts(catalog, org.id, query, seen),
 });
