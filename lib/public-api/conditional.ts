@@ -2,7 +2,7 @@ import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource, VersionsRead } from "@/lib/catalog/list/count-cache";
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
-import { answerTag, noneMatchHits, pageKey } from "./page-cache";
+import { answerTag, canonicalJson, noneMatchHits, pageKey } from "./page-cache";
 import { apiState } from "./state";
 
 // Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;
@@ -39,12 +39,13 @@ export async function conditionalAnswer(opts: {
 }): Promise<Response> {
   const { request, headers, rt, catalog, key } = opts;
   const seen = await catalog.versions.read(catalog.db, key.orgId, opts.resources);
+  const canonicalQuery = canonicalJson(opts.query);
   const cacheKey = pageKey({
     orgId: key.orgId,
     orgSlug: key.orgSlug,
     version: seen.version,
     path: opts.path,
-    query: opts.query,
+    canonicalQuery,
     baseUrl: rt.config.baseUrl,
   });
   let page = rt.part(apiState).pages.get(cacheKey);
@@ -53,7 +54,7 @@ export async function conditionalAnswer(opts: {
     // An error is not a version of the answer: thrown before any validator is set, it carries neither the tag nor
     // the revalidation (the pipeline's `Cache-Control: private, no-store` stays).
     const body = Buffer.from(JSON.stringify(await opts.run(seen)));
-    page = { body, tag: answerTag({ orgId: key.orgId, path: opts.path, query: opts.query }, body) };
+    page = { body, tag: answerTag({ orgId: key.orgId, path: opts.path, canonicalQuery }, body) };
     rt.part(apiState).pages.set(cacheKey, page);
   }
   const unchanged = revalidate(request, headers, page.tag);

@@ -8,39 +8,41 @@ import { createHash } from "node:crypto";
 // of the answer: it names what the client holds, not the moment it was read, so a write that leaves an answer as it
 // was (a product created in another family) leaves that answer's tag valid.
 
-// The key of an answer in the page cache. The parsed query is canonical: defaults applied, keys sorted, one instant
-// in UTC, so `?perPage=20&page=1` and `?page=1` share an entry. The base URL and the organization's slug are in it
-// because media links are built from them.
+// The key of an answer in the page cache. The parsed query is canonical (canonicalJson): defaults applied, keys
+// sorted, one instant in UTC, so `?perPage=20&page=1` and `?page=1` share an entry. The base URL and the
+// organization's slug are in it because media links are built from them. A key is its parts' JSON, hashed when long
+// (a read by a hundred ids) so that the cache's keys stay small; a hash never starts with the JSON's `[`.
 export function pageKey(parts: {
   orgId: string;
   orgSlug: string;
   version: string;
   path: string;
-  query: unknown;
+  canonicalQuery: string;
   baseUrl: string;
 }): string {
-  return createHash("sha256")
-    .update(
-      JSON.stringify([
-        parts.orgId,
-        parts.orgSlug,
-        parts.version,
-        parts.path,
-        canonicalJson(parts.query),
-        parts.baseUrl,
-      ]),
-    )
-    .digest("base64url");
+  const key = JSON.stringify([
+    parts.orgId,
+    parts.orgSlug,
+    parts.version,
+    parts.path,
+    parts.canonicalQuery,
+    parts.baseUrl,
+  ]);
+  return key.length <= PAGE_KEY_MAX ? key : createHash("sha256").update(key).digest("base64url");
 }
+const PAGE_KEY_MAX = 512;
 
 // The strong entity tag of an answer: a hash of its bytes, of the organization, the endpoint and the canonical
 // parsed query. Equal bytes give the same tag whenever and wherever they are built (any instance, after any
 // write, with the page cache off); other bytes give another. The organization and the request are in it so that
 // two answers that happen to be equal (two empty pages) still have tags of their own. Opaque: it says nothing of
 // the catalog's versions or of other organizations' activity.
-export function answerTag(parts: { orgId: string; path: string; query: unknown }, body: Uint8Array): string {
+export function answerTag(
+  parts: { orgId: string; path: string; canonicalQuery: string },
+  body: Uint8Array,
+): string {
   const h = createHash("sha256")
-    .update(JSON.stringify([parts.orgId, parts.path, canonicalJson(parts.query)]))
+    .update(JSON.stringify([parts.orgId, parts.path, parts.canonicalQuery]))
     .update("\n")
     .update(body)
     .digest("base64url");

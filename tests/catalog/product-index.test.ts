@@ -79,6 +79,7 @@ const FILTERS: MemoryFilter[] = [
   { q: "rare", categoryId: "cat_b", updatedSinceMs: Date.UTC(2026, 0, 2) },
   { familyId: "fam_b", categoryId: "cat_a" },
   { updatedSinceMs: Date.UTC(2026, 0, 3) },
+  { familyId: "fam_b", updatedSinceMs: Date.UTC(2026, 0, 3) },
   { familyId: "fam_none" },
 ];
 

@@ -52,8 +52,8 @@ describe("keys and tags", () => {
   const reordered = { sort: [{ order: "asc", field: "label" }], perPage: 20, page: 1 };
 
   it("one key for one canonical query and versions; another for any other part", () => {
-    const k = pageKey({ ...parts, query: q });
-    expect(pageKey({ ...parts, query: reordered })).toBe(k);
+    const k = pageKey({ ...parts, canonicalQuery: canonicalJson(q) });
+    expect(pageKey({ ...parts, canonicalQuery: canonicalJson(reordered) })).toBe(k);
     for (const other of [
       { ...parts, version: "43" },
       { ...parts, orgId: "org_2" },
@@ -61,20 +61,27 @@ describe("keys and tags", () => {
       { ...parts, path: "/public/v1/families" },
       { ...parts, baseUrl: "http://y" },
     ])
-      expect(pageKey({ ...other, query: q })).not.toBe(k);
+      expect(pageKey({ ...other, canonicalQuery: canonicalJson(q) })).not.toBe(k);
+    // A long query (a read by a hundred ids) keys by a hash, distinct per query.
+    const ids = (n: number) => ({ ...q, ids: Array.from({ length: 100 }, (_, i) => `prd_${n}_${i}`) });
+    const long = pageKey({ ...parts, canonicalQuery: canonicalJson(ids(1)) });
+    expect(long).toMatch(/^[\w-]{43}$/);
+    expect(pageKey({ ...parts, canonicalQuery: canonicalJson(ids(2)) })).not.toBe(long);
     expect(canonicalJson({ b: [2, 1], a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1},"b":[2,1]}');
   });
 
   it("a tag names the bytes: the same whatever the versions, another for other bytes, organization or request", () => {
-    const request = { orgId: "org_1", path: "/public/v1/products", query: q };
+    const request = { orgId: "org_1", path: "/public/v1/products", canonicalQuery: canonicalJson(q) };
     const body = Buffer.from('{"data":[]}');
     const t = answerTag(request, body);
     expect(t).toMatch(/^"[\w-]{32}"$/);
-    expect(answerTag({ ...request, query: reordered }, Buffer.from('{"data":[]}'))).toBe(t);
+    expect(
+      answerTag({ ...request, canonicalQuery: canonicalJson(reordered) }, Buffer.from('{"data":[]}')),
+    ).toBe(t);
     expect(answerTag(request, Buffer.from('{"data":[1]}'))).not.toBe(t);
     expect(answerTag({ ...request, orgId: "org_2" }, body)).not.toBe(t);
     expect(answerTag({ ...request, path: "/public/v1/families" }, body)).not.toBe(t);
-    expect(answerTag({ ...request, query: { ...q, page: 2 } }, body)).not.toBe(t);
+    expect(answerTag({ ...request, canonicalQuery: canonicalJson({ ...q, page: 2 }) }, body)).not.toBe(t);
   });
 
   it("If-None-Match: a list, weak forms and *; nothing else", () => {

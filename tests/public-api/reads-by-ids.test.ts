@@ -153,7 +153,7 @@ function suite(driver: "pglite" | "pg", memory: boolean) {
       }
       if (memory) {
         // The plain lists above were the index's pages; a read by ids is never one.
-        const page = vi.spyOn((await fx.runtime.catalog()).memory!.index(org)!, "page");
+        const page = vi.spyOn((await fx.runtime.catalog()).memory!.index(org)!, "pageSlots");
         await get("/public/v1/products?sort=label.asc&perPage=17&page=3");
         expect(page).toHaveBeenCalledTimes(1);
         await get(`/public/v1/products?ids=${namesOf("products")}&sort=label.asc&perPage=17`);

@@ -1,7 +1,7 @@
-// What an organization's index keeps of the filters asked lately, exact at its cursor and adjusted as changes are
-// applied: each filter's total and, for a search with few enough matches, the matches themselves (as slots) and
-// their order in each sort a page asked, so that the next page of a word costs no search of every text and no walk. The least recently asked go first, within a number of
-// filters and of slots held.
+// What an organization's index keeps of the filters asked lately, exact at its cursor: each filter's total, moved
+// by each change applied, and, for a filter with few enough matches, the matches themselves (as slots) and their
+// order in each sort a page asked, until a change touches one of them: the next page of a word costs no search of
+// every text and no walk. The least recently asked go first, within a number of filters and of slots held.
 
 // A list's filters as the index counts them. `q`: the search term already folded by catalog_fold, without LIKE's
 // wildcards (the caller checks), so that "contains" is the statement's `like '%…%'`.
@@ -15,7 +15,8 @@ export interface MemoryFilter {
 export interface Kept {
   filter: MemoryFilter;
   total: number;
-  slots?: Set<number>;
+  /** The matches, in no particular order; dropped (as the orders) once a match changes. */
+  slots?: Int32Array;
   /** The matches in an order, ascending, by sort; dropped once a match changes. */
   orders?: Map<string, Int32Array>;
 }
@@ -45,10 +46,10 @@ export class KeptFilters {
 
   /** Keeps a filter's total, and its matches when they are few enough (at most a quarter of the slots it may hold). */
   keep(filter: MemoryFilter, total: number, slots?: readonly number[]): void {
-    const set = slots && slots.length <= this.maxSlots / 4 ? new Set(slots) : undefined;
+    const kept = slots && slots.length <= this.maxSlots / 4 ? Int32Array.from(slots) : undefined;
     this.drop(keyOf(filter));
-    this.kept.set(keyOf(filter), { filter, total, slots: set });
-    this.held += set?.size ?? 0;
+    this.kept.set(keyOf(filter), { filter, total, slots: kept });
+    this.held += kept?.length ?? 0;
     for (const key of this.kept.keys()) {
       if (this.kept.size <= this.maxFilters && this.held <= this.maxSlots) break;
       this.drop(key);
@@ -69,7 +70,8 @@ export class KeptFilters {
     this.held = 0;
   }
 
-  /** Products leaving (their keys still the old ones) or entering (their new keys) every kept filter they match. */
+  /** Products leaving (their keys still the old ones) or entering (their new keys) every kept filter they match: its
+   * total moved, its matches and orders dropped (found again when a page needs them). */
   move(slots: readonly number[], testOf: TestOf, by: 1 | -1): void {
     if (slots.length === 0) return;
     for (const k of this.kept.values()) {
@@ -77,11 +79,7 @@ export class KeptFilters {
       for (const slot of slots) {
         if (!test(slot)) continue;
         k.total += by;
-        if (!k.slots) continue;
-        this.dropOrders(k);
-        if (by > 0) k.slots.add(slot);
-        else k.slots.delete(slot);
-        this.held += by;
+        this.dropMatches(k);
       }
     }
   }
@@ -89,14 +87,15 @@ export class KeptFilters {
   private drop(key: string): void {
     const k = this.kept.get(key);
     if (!k) return;
-    this.dropOrders(k);
-    this.held -= k.slots?.size ?? 0;
+    this.dropMatches(k);
     this.kept.delete(key);
   }
 
-  private dropOrders(k: Kept): void {
+  private dropMatches(k: Kept): void {
     for (const o of k.orders?.values() ?? []) this.held -= o.length;
     k.orders = undefined;
+    this.held -= k.slots?.length ?? 0;
+    k.slots = undefined;
   }
 }
 

@@ -12,7 +12,7 @@ import type { ProductIndex } from "./product-index";
 export async function heldPage(
   ctx: CatalogContext,
   orgId: string,
-  pick: (idx: ProductIndex) => { ids: string[]; total: number },
+  pick: (idx: ProductIndex) => { slots: number[]; total: number },
   head?: string,
 ): Promise<{ rows: ProductRow[]; total: number; cursor: string } | undefined> {
   const memory = ctx.memory;
@@ -24,10 +24,10 @@ export async function heldPage(
     idx = await memory.catchUp(ctx, orgId);
   }
   if (!idx || BigInt(idx.cursor) < at) return undefined;
-  const { ids, total } = pick(idx);
+  const { slots, total } = pick(idx);
   const rows: ProductRow[] = [];
-  for (const id of ids) {
-    const row = idx.row(id);
+  for (const slot of slots) {
+    const row = idx.rowAt(slot);
     if (!row) return undefined;
     rows.push(row);
   }
@@ -41,14 +41,16 @@ export async function heldPage(
 export async function pageFromMemory<Row extends { id: string }>(
   ctx: CatalogContext,
   orgId: string,
-  pick: (idx: ProductIndex) => { ids: string[]; total: number },
+  pick: (idx: ProductIndex) => { slots: number[]; total: number },
   read: (ids: string[]) => Statement,
 ): Promise<{ rows: Row[]; total: number; version?: string } | undefined> {
   const memory = ctx.memory;
   let idx = memory?.index(orgId);
   for (let attempt = 0; memory && idx && attempt < 2; attempt++) {
     const cursor = idx.cursor;
-    const { ids, total } = pick(idx);
+    const picked = pick(idx);
+    const ids = picked.slots.map((slot) => idx!.idAt(slot));
+    const total = picked.total;
     type Read = Row & { feed_head: string; catalog_version: string };
     let rows: Read[] = [];
     let head: string | undefined;

@@ -95,14 +95,23 @@ export abstract class ProductColumns {
    * instant is past what toISOString writes as SQL does). */
   row(id: string): ProductRow | undefined {
     const slot = this.slotOf.get(id);
-    if (slot === undefined) return undefined;
+    return slot === undefined ? undefined : this.rowAt(slot);
+  }
+
+  /** The id held in a slot. */
+  idAt(slot: number): string {
+    return this.ids[slot]!;
+  }
+
+  /** The item columns of the product in a slot in use (row). */
+  rowAt(slot: number): ProductRow | undefined {
     const ms = this.updated[slot]!;
     if (ms < 0 || ms > LAST_ISO_MS) return undefined;
     const identifier = this.identifiers[slot]!;
     const f = this.family[slot]!;
     const c = this.category[slot]!;
     return {
-      id,
+      id: this.ids[slot]!,
       identifier,
       label: this.labels.get(slot) || identifier,
       status: STATUSES[this.status[slot]!]!,

@@ -129,13 +129,7 @@ export class ProductIndex extends ProductColumns {
     this.cursor = cursor;
   }
 
-  /**
-   * The ids of a page of an order among the products matching `f`: `offset` matches skipped, at most `limit`. An
-   * updatedSince window of the updatedAt order is one stretch of it; other filters are tested product by product
-   * along the order, unless the page is not found within a budget of tests (`walkChecks` texts, ten times as many
-   * numbers): the filter's matches are then found first (a word's by one search of the joined texts) and put in the
-   * order, both kept for the next pages.
-   */
+  /** The ids of a page (pageSlots). */
   page(
     sort: IndexedSort,
     order: "asc" | "desc",
@@ -143,6 +137,23 @@ export class ProductIndex extends ProductColumns {
     limit: number,
     f: MemoryFilter = {},
   ): string[] {
+    return this.pageSlots(sort, order, offset, limit, f).map((slot) => this.ids[slot]!);
+  }
+
+  /**
+   * The slots of a page of an order among the products matching `f`: `offset` matches skipped, at most `limit`. An
+   * updatedSince window of the updatedAt order is one stretch of it; other filters are tested product by product
+   * along the order, unless the page is not found within a budget of tests (`walkChecks` texts, ten times as many
+   * numbers): the filter's matches are then found first (a word's by one search of the joined texts) and put in the
+   * order, both kept for the next pages.
+   */
+  pageSlots(
+    sort: IndexedSort,
+    order: "asc" | "desc",
+    offset: number,
+    limit: number,
+    f: MemoryFilter = {},
+  ): number[] {
     const o = this.orders.get(sort)!;
     const stretch = sort === "updatedAt" && f.updatedSinceMs !== undefined;
     const lo = stretch ? this.firstUpdatedAtOrAfter(f.updatedSinceMs!) : 0;
@@ -163,8 +174,8 @@ export class ProductIndex extends ProductColumns {
       asc = this.inOrder(f, sort, o);
     }
     const from = order === "asc" ? offset : asc.length - offset - limit;
-    const ids = Array.from(asc.subarray(Math.max(0, from), from + limit), (slot) => this.ids[slot]!);
-    return order === "asc" ? ids : ids.reverse();
+    const slots = Array.from(asc.subarray(Math.max(0, from), from + limit));
+    return order === "asc" ? slots : slots.reverse();
   }
 
   // A page along an order from `lo` (or its end, descending): `offset` matches of `test` skipped, at most `limit`
@@ -178,8 +189,8 @@ export class ProductIndex extends ProductColumns {
     test: (slot: number) => boolean,
     first = 0,
     budget = Infinity,
-  ): string[] | undefined {
-    const out: string[] = [];
+  ): number[] | undefined {
+    const out: number[] = [];
     let skip = offset;
     const step = order === "asc" ? 1 : -1;
     for (let i = order === "asc" ? lo + first : this.n - 1 - first; i >= lo && i < this.n; i += step) {
@@ -187,7 +198,7 @@ export class ProductIndex extends ProductColumns {
       const slot = o[i]!;
       if (!test(slot)) continue;
       if (skip > 0) skip--;
-      else if (out.push(this.ids[slot]!) === limit) break;
+      else if (out.push(slot) === limit) break;
     }
     return out;
   }
@@ -214,14 +225,16 @@ export class ProductIndex extends ProductColumns {
   // tested on its matches, or without a search term every product tested.
   private matching(f: MemoryFilter): { size: number; slots: Iterable<number> } {
     const kept = this.kept.get(f);
-    if (kept?.slots) return { size: kept.slots.size, slots: kept.slots };
+    if (kept?.slots) return { size: kept.slots.length, slots: kept.slots };
     const others = this.predicate({ ...f, q: undefined });
     const found: number[] = [];
     const add = (slot: number) => {
       if (others(slot)) found.push(slot);
     };
+    // Without a search term, the candidates are the updatedAt order's stretch of the window (all without one).
+    const lo = f.updatedSinceMs === undefined ? 0 : this.firstUpdatedAtOrAfter(f.updatedSinceMs);
     if (f.q !== undefined) this.forEachContaining(f.q, add);
-    else for (const slot of this.orders.get("updatedAt")!.subarray(0, this.n)) add(slot);
+    else for (const slot of this.orders.get("updatedAt")!.subarray(lo, this.n)) add(slot);
     this.kept.keep(f, found.length, found);
     return { size: found.length, slots: found };
   }

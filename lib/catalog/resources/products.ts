@@ -196,7 +196,7 @@ async function orderedFromMemory(
   if (!f) return undefined;
   const offset = (q.page - 1) * q.perPage;
   const pick = (idx: ProductIndex) => ({
-    ids: idx.page(single.field, single.order, offset, q.perPage, f),
+    slots: idx.pageSlots(single.field, single.order, offset, q.perPage, f),
     total: idx.count(f),
   });
   if (!q.channelId) {
