@@ -16,9 +16,9 @@ import { INDEXED_SORTS, ProductIndex, type IndexedSort, type ProductKeyRow } fro
 // a million rows. An organization's index is built in the background once one of its lists counted at least
 // `minProducts` (CATALOG_MEMORY_MIN_PRODUCTS), from one snapshot (repeatable read) with the feed's head of that
 // snapshot; the indexes together hold at most `maxProducts` (CATALOG_MEMORY_MAX_PRODUCTS; the least recently used
-// organization goes first). An answer from an index is exact: its page's rows are read in a statement that also
-// reads the feed's head, and are used only when that head is the index's cursor (else the index catches up and
-// tries once more, then the plain statements answer). Measured: bench/README.md#products-in-memory
+// organization goes first). An answer from an index is exact: the index answers at a cursor at or past the feed's
+// head read for the request (memory-page.ts: heldPage, or pageFromMemory for the rows of a channel read by id).
+// Measured: bench/README.md#products-in-memory
 
 export interface ProductMemoryOptions {
   maxProducts: number;
