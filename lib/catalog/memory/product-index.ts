@@ -147,13 +147,8 @@ export class ProductIndex extends ProductColumns {
    * numbers): the filter's matches are then found first (a word's by one search of the joined texts) and put in the
    * order, both kept for the next pages.
    */
-  pageSlots(
-    sort: IndexedSort,
-    order: "asc" | "desc",
-    offset: number,
-    limit: number,
-    f: MemoryFilter = {},
-  ): number[] {
+  // prettier-ignore
+  pageSlots(sort: IndexedSort, order: "asc" | "desc", offset: number, limit: number, f: MemoryFilter = {}): number[] {
     const o = this.orders.get(sort)!;
     const stretch = sort === "updatedAt" && f.updatedSinceMs !== undefined;
     const lo = stretch ? this.firstUpdatedAtOrAfter(f.updatedSinceMs!) : 0;
@@ -180,16 +175,9 @@ export class ProductIndex extends ProductColumns {
 
   // A page along an order from `lo` (or its end, descending): `offset` matches of `test` skipped, at most `limit`
   // taken; `first` positions skipped without testing. Undefined once `budget` slots are tested short of the page.
-  private walk(
-    o: Int32Array,
-    lo: number,
-    order: "asc" | "desc",
-    offset: number,
-    limit: number,
-    test: (slot: number) => boolean,
-    first = 0,
-    budget = Infinity,
-  ): number[] | undefined {
+  // prettier-ignore
+  private walk(o: Int32Array, lo: number, order: "asc" | "desc", offset: number, limit: number,
+    test: (slot: number) => boolean, first = 0, budget = Infinity): number[] | undefined {
     const out: number[] = [];
     let skip = offset;
     const step = order === "asc" ? 1 : -1;
