@@ -8,7 +8,7 @@ import {
 } from "@/lib/catalog/memory/product-index";
 import { compareC } from "@/lib/catalog/memory/text-order";
 
-// ProductIndex.page alone (no database): a filtered page of any order, by each of its three ways (tested along the
+// ProductIndex.pageSlots alone (no database): a filtered page of any order, by each of its three ways (tested along the
 // order; a search's matches found first, then sorted when few or marked and walked when many), is the brute-force
 // answer: the matching rows sorted as Postgres sorts them (collate "C", the id last), then sliced.
 
@@ -57,6 +57,10 @@ const matches = (r: ProductKeyRow, f: MemoryFilter) =>
   (f.updatedSinceMs === undefined || r.updated_ms >= f.updatedSinceMs) &&
   (f.q === undefined || r.search.includes(f.q));
 
+// The ids of a page.
+const page = (idx: ProductIndex, ...args: Parameters<ProductIndex["pageSlots"]>) =>
+  idx.pageSlots(...args).map((slot) => idx.idAt(slot));
+
 function built(all: ProductKeyRow[], walkChecks: number): ProductIndex {
   const idx = new ProductIndex("1", { walkChecks });
   idx.loadRows(all);
@@ -83,7 +87,7 @@ const FILTERS: MemoryFilter[] = [
   { familyId: "fam_none" },
 ];
 
-describe("ProductIndex.page", () => {
+describe("ProductIndex.pageSlots", () => {
   const all = rows(12_000);
   // 0: every search's matches found first; 10⁹: every search tested along the order; the default between.
   for (const walkChecks of [0, 1e9, 10_000]) {
@@ -104,7 +108,7 @@ describe("ProductIndex.page", () => {
               [20_000, 5],
             ]) {
               expect(
-                idx.page(sort, order, offset!, limit!, f),
+                page(idx, sort, order, offset!, limit!, f),
                 `${JSON.stringify(f)} ${sort}.${order} @${offset}`,
               ).toEqual(expected.slice(Math.max(0, offset!), Math.max(0, offset!) + limit!));
             }
@@ -117,7 +121,7 @@ describe("ProductIndex.page", () => {
   it("pages a search as the brute force after changes (matches kept, texts changed since they were joined)", () => {
     const idx = built(all, 0);
     // Asked before the changes: their matches are kept, then adjusted by the changes.
-    for (const q of ["rare", "lampe", "table 1"]) idx.page("label", "asc", 0, 50, { q });
+    for (const q of ["rare", "lampe", "table 1"]) page(idx, "label", "asc", 0, 50, { q });
     const changed = new Map<string, ProductKeyRow | null>();
     const next = all.map((r) => ({ ...r }));
     for (let i = 0; i < 300; i++) {
@@ -135,8 +139,8 @@ describe("ProductIndex.page", () => {
         .filter((r) => r.search.includes(q))
         .sort((a, b) => compare("label", a, b))
         .map((r) => r.id);
-      expect(idx.page("label", "asc", 0, 50, { q }), q).toEqual(expected.slice(0, 50));
-      expect(idx.page("label", "desc", 10, 50, { q }), q).toEqual([...expected].reverse().slice(10, 60));
+      expect(page(idx, "label", "asc", 0, 50, { q }), q).toEqual(expected.slice(0, 50));
+      expect(page(idx, "label", "desc", 10, 50, { q }), q).toEqual([...expected].reverse().slice(10, 60));
       expect(idx.count({ q }), q).toBe(expected.length);
     }
   });

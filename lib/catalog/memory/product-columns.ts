@@ -123,6 +123,17 @@ export abstract class ProductColumns {
     };
   }
 
+  // Approximate bytes of the columns: strings at two bytes a character plus their headers, the arrays (and
+  // `orderBytes` a slot for the subclass's orders), the id map, the packed labels.
+  protected columnBytes(orderBytes: number): number {
+    let chars = 0;
+    for (let s = 0; s < this.ids.length; s++) {
+      chars += this.ids[s]!.length + this.identifiers[s]!.length + this.searches[s]!.length;
+    }
+    const perSlot = 4 + 8 + 1 + 4 + 4 + orderBytes + 3 * 8 + 3 * 16 + 40;
+    return chars + this.labelAt.length * perSlot + this.labels.approximateBytes;
+  }
+
   // Room for `size` slots in every column and order.
   protected grow(size: number): void {
     const cap = this.labelAt.length;

@@ -129,17 +129,6 @@ export class ProductIndex extends ProductColumns {
     this.cursor = cursor;
   }
 
-  /** The ids of a page (pageSlots). */
-  page(
-    sort: IndexedSort,
-    order: "asc" | "desc",
-    offset: number,
-    limit: number,
-    f: MemoryFilter = {},
-  ): string[] {
-    return this.pageSlots(sort, order, offset, limit, f).map((slot) => this.ids[slot]!);
-  }
-
   /**
    * The slots of a page of an order among the products matching `f`: `offset` matches skipped, at most `limit`. An
    * updatedSince window of the updatedAt order is one stretch of it; other filters are tested product by product
@@ -147,8 +136,13 @@ export class ProductIndex extends ProductColumns {
    * numbers): the filter's matches are then found first (a word's by one search of the joined texts) and put in the
    * order, both kept for the next pages.
    */
-  // prettier-ignore
-  pageSlots(sort: IndexedSort, order: "asc" | "desc", offset: number, limit: number, f: MemoryFilter = {}): number[] {
+  pageSlots(
+    sort: IndexedSort,
+    order: "asc" | "desc",
+    offset: number,
+    limit: number,
+    f: MemoryFilter = {},
+  ): number[] {
     const o = this.orders.get(sort)!;
     const stretch = sort === "updatedAt" && f.updatedSinceMs !== undefined;
     const lo = stretch ? this.firstUpdatedAtOrAfter(f.updatedSinceMs!) : 0;
@@ -175,9 +169,16 @@ export class ProductIndex extends ProductColumns {
 
   // A page along an order from `lo` (or its end, descending): `offset` matches of `test` skipped, at most `limit`
   // taken; `first` positions skipped without testing. Undefined once `budget` slots are tested short of the page.
-  // prettier-ignore
-  private walk(o: Int32Array, lo: number, order: "asc" | "desc", offset: number, limit: number,
-    test: (slot: number) => boolean, first = 0, budget = Infinity): number[] | undefined {
+  private walk(
+    o: Int32Array,
+    lo: number,
+    order: "asc" | "desc",
+    offset: number,
+    limit: number,
+    test: (slot: number) => boolean,
+    first = 0,
+    budget = Infinity,
+  ): number[] | undefined {
     const out: number[] = [];
     let skip = offset;
     const step = order === "asc" ? 1 : -1;
@@ -242,17 +243,9 @@ export class ProductIndex extends ProductColumns {
     return this.kept.get(f)?.total ?? this.matching(f).size;
   }
 
-  /** Approximate bytes held: strings at two bytes a character plus their headers, the arrays, the id map, the
-   * packed labels, the searches' matches kept. */
+  /** Approximate bytes held: the columns' (columnBytes) and the searches' matches kept. */
   approximateBytes(): number {
-    let chars = 0;
-    for (let s = 0; s < this.ids.length; s++) {
-      chars += this.ids[s]!.length + this.identifiers[s]!.length + this.searches[s]!.length;
-    }
-    const perSlot = 4 + 8 + 1 + 4 + 4 + 4 * INDEXED_SORTS.length + 3 * 8 + 3 * 16 + 40;
-    return (
-      chars + this.labelAt.length * perSlot + this.labels.approximateBytes + 4 * (this.joined?.keptSlots ?? 0)
-    );
+    return this.columnBytes(4 * INDEXED_SORTS.length) + 4 * (this.joined?.keptSlots ?? 0);
   }
 
   // Calls `fn` with every product whose search text holds `q`: one search of the joined texts, then the products

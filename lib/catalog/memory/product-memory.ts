@@ -45,11 +45,15 @@ const HEAD_SQL = `select coalesce((select head from catalog_change_heads where o
 export const FEED_HEAD_COLUMN =
   "coalesce((select head from catalog_change_heads where org_id = $1), 0)::text as feed_head";
 
+// The labels of a product's family and category (alias p) as the columns family_label and category_label: scalar
+// subqueries, evaluated for the rows read only (one relation to plan instead of a join of three).
+export const PRODUCT_LABELS_COLUMNS = `(select f.label from families f where f.org_id = p.org_id and f.id = p.family_id) as family_label,
+  (select c.label from categories c where c.org_id = p.org_id and c.id = p.category_id) as category_label`;
+
 // A product's keys and item columns (alias p) as ProductKeyRow.
 const KEY_COLUMNS = `p.id, p.identifier, p.search, p.label_sort,
   (extract(epoch from p.updated_at) * 1000)::float8 as updated_ms, p.status, p.family_id, p.category_id, p.label,
-  (select f.label from families f where f.org_id = p.org_id and f.id = p.family_id) as family_label,
-  (select c.label from categories c where c.org_id = p.org_id and c.id = p.category_id) as category_label`;
+  ${PRODUCT_LABELS_COLUMNS}`;
 
 // The products changed after the cursor $2 (their current keys, or none: gone), with the snapshot's head and floor,
 // when at most $3 events came since; `events` says how many did.

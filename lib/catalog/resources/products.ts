@@ -8,7 +8,7 @@ import { filterWalks, searchWalks, walkFits } from "@/lib/catalog/list/search-wa
 import { heldPage, pageFromMemory } from "@/lib/catalog/memory/memory-page";
 import type { ProductRow } from "@/lib/catalog/memory/product-columns";
 import type { MemoryFilter, ProductIndex } from "@/lib/catalog/memory/product-index";
-import { FEED_HEAD_COLUMN } from "@/lib/catalog/memory/product-memory";
+import { FEED_HEAD_COLUMN, PRODUCT_LABELS_COLUMNS } from "@/lib/catalog/memory/product-memory";
 import { defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import { addNamed, identifiersParam, idsParam } from "@/lib/catalog/list/reads-by-ids";
 import type { Product } from "./schemas";
@@ -54,13 +54,11 @@ function productLabelSql(channel: string | undefined): string {
 }
 
 // The select list of a product item (alias p, organization $1; `channel`: the placeholder of the channel its label is
-// read in). Labels of the family and category as scalar subqueries (evaluated for the rows read only): one relation
-// to plan instead of a join of four, which on a first page costs more to plan than to run.
+// read in). Labels of the family and category as scalar subqueries: a join of four costs more to plan than to run
+// on a first page.
 export function productColumns(channel?: string): string {
-  return `p.id, p.identifier, ${productLabelSql(channel)} as label, p.status,
-        p.family_id, (select f.label from families f where f.org_id = p.org_id and f.id = p.family_id) as family_label,
-        p.category_id, (select c.label from categories c where c.org_id = p.org_id and c.id = p.category_id) as category_label,
-        ${isoSql("p.updated_at")} as updated_at`;
+  return `p.id, p.identifier, ${productLabelSql(channel)} as label, p.status, p.family_id, p.category_id,
+        ${PRODUCT_LABELS_COLUMNS}, ${isoSql("p.updated_at")} as updated_at`;
 }
 
 // Whether the channel (the placeholder of its id) is one of the organization's ($1), as the column channel_known: a
