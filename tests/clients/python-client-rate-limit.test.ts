@@ -38,20 +38,24 @@ describe("the rate limit", { timeout: 60_000 }, () => {
       `
 retries = []
 client = Client(BASE, KEY, on_retry=lambda r: retries.append([r.attempt, r.delay, r.status, r.error.retry_after]))
-totals = [client.page("families", perPage=1)["pagination"]["total"] for _ in range(${LIMIT + 2})]
+totals = []
+while len(totals) < 12 and (len(totals) < ${LIMIT + 2} or not retries):
+    totals.append(client.page("families", perPage=1)["pagination"]["total"])
 out(retries)
 out(totals)
 `,
       { PCA_BASE_URL: proxy.url, PCA_API_KEY: key },
     );
-    expect(totals).toHaveLength(LIMIT + 2);
+    // At least LIMIT + 2 reads, and more until one meets the limit: a loaded machine can spread them over the
+    // sliding window enough that the first few all pass.
+    expect(totals.length).toBeGreaterThanOrEqual(LIMIT + 2);
     expect(new Set(totals).size).toBe(1);
     expect(totals[0]).toBeGreaterThan(0);
     expect(retries.length).toBeGreaterThanOrEqual(1);
     const seen = proxy.seen.filter((s) => s.at >= t);
     const refused = seen.filter((s) => s.status === 429);
     expect(refused).toHaveLength(retries.length);
-    expect(seen.filter((s) => s.status === 200)).toHaveLength(LIMIT + 2);
+    expect(seen.filter((s) => s.status === 200)).toHaveLength(totals.length);
     for (const [i, r] of refused.entries()) {
       const retryAfter = Number(r.headers!["retry-after"]);
       expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -71,7 +75,9 @@ out(totals)
 client = Client(BASE, KEY, max_retries=0)
 calls = 0
 try:
-    for _ in range(${LIMIT + 1}):
+    # The fourth read within one window meets the limit; reads spread over the sliding window may all pass, so
+    # reading goes on (up to 12) until one does not.
+    for _ in range(12):
         client.page("products", perPage=1)
         calls += 1
 except CatalogApiError as e:
@@ -80,7 +86,8 @@ out(calls)
 `,
       { PCA_BASE_URL: proxy.url, PCA_API_KEY: key },
     );
-    expect(calls).toBe(LIMIT);
+    expect(calls).toBeGreaterThanOrEqual(LIMIT);
+    expect(calls).toBeLessThan(12);
     expect(error).toMatchObject({
       type: "CatalogApiError",
       status: 429,
