@@ -146,6 +146,78 @@ describe("ProductIndex.pageSlots", () => {
   });
 });
 
+describe("ProductIndex's kept matches through writes", () => {
+  // A write of a few products moves them within the kept matches and orders (out with their old keys, in at their
+  // new place): each page after it is the brute force's, and none searches or orders the matches again.
+  it("pages every kept filter as the brute force after each of many one-product writes, none found again", () => {
+    const all = rows(6_000);
+    const idx = built(all, 0);
+    const filters: MemoryFilter[] = [
+      { q: "lampe" },
+      { q: "rare" },
+      { q: "lampe", familyId: "fam_b" },
+      { familyId: "fam_b", categoryId: "cat_a" },
+      { categoryId: "cat_b", updatedSinceMs: Date.UTC(2026, 0, 2) },
+    ];
+    const sorts = INDEXED_SORTS.map((s, i) => [s, i % 2 ? "desc" : "asc"] as const);
+    const check = (present: ProductKeyRow[], step: number) => {
+      for (const f of filters) {
+        const matching = present.filter((r) => matches(r, f));
+        expect(idx.count(f), `${JSON.stringify(f)} after ${step}`).toBe(matching.length);
+        for (const [sort, order] of sorts) {
+          const asc = [...matching].sort((a, b) => compare(sort, a, b)).map((r) => r.id);
+          const expected = order === "asc" ? asc : asc.reverse();
+          for (const offset of [0, 150]) {
+            expect(
+              page(idx, sort, order, offset, 40, f),
+              `${JSON.stringify(f)} ${sort} after ${step}`,
+            ).toEqual(expected.slice(offset, offset + 40));
+          }
+        }
+      }
+    };
+    let present = all.map((r) => ({ ...r }));
+    check(present, -1);
+    const found = { matching: 0, inOrder: 0 };
+    const spied = idx as unknown as Record<"matching" | "inOrder", (...a: unknown[]) => unknown>;
+    for (const name of ["matching", "inOrder"] as const) {
+      const original = spied[name]!.bind(idx);
+      spied[name] = (...a: unknown[]) => {
+        found[name]++;
+        return original(...a);
+      };
+    }
+    for (let step = 0; step < 120; step++) {
+      const changed = new Map<string, ProductKeyRow | null>();
+      const at = (step * 997) % present.length;
+      if (step % 10 === 9) {
+        // A deletion, then a creation in another step.
+        changed.set(present[at]!.id, null);
+        present = present.filter((_, i) => i !== at);
+      } else if (step % 10 === 4) {
+        const r = { ...rows(1)[0]!, id: `prd_new_${step}`, label_sort: `lampe neuve ${step}` };
+        r.search = `${r.identifier.toLowerCase()}\u001f${r.label_sort}`;
+        r.family_id = step % 20 === 4 ? "fam_b" : "fam_a";
+        changed.set(r.id, r);
+        present = [...present, r];
+      } else {
+        // Its label (in or out of a word), family, category or instant.
+        const r = { ...present[at]! };
+        if (step % 4 === 0) r.label_sort = step % 8 === 0 ? `rare ${step}` : `table ${step}`;
+        if (step % 4 === 1) r.family_id = r.family_id === "fam_b" ? "fam_a" : "fam_b";
+        if (step % 4 === 2) r.category_id = r.category_id === "cat_b" ? "cat_a" : "cat_b";
+        r.search = `${r.identifier.toLowerCase()}\u001f${r.label_sort}`;
+        r.updated_ms = Date.UTC(2026, 0, 1) + ((step * 4_111) % 4_000) * 60_000;
+        changed.set(r.id, r);
+        present = present.map((p) => (p.id === r.id ? r : p));
+      }
+      idx.apply(changed, String(step + 2));
+      check(present, step);
+    }
+    expect(found).toEqual({ matching: 0, inOrder: 0 });
+  });
+});
+
 describe("ProductIndex.row", () => {
   // The item columns a held product's row gives, from its key row: what productColumns' SQL reads.
   const expectedRow = (r: ProductKeyRow) => ({

@@ -1,7 +1,7 @@
-// What an organization's index keeps of the filters asked lately, exact at its cursor: each filter's total, moved
-// by each change applied, and, for a filter with few enough matches, the matches themselves (as slots) and their
-// order in each sort a page asked, until a change touches one of them: the next page of a word costs no search of
-// every text and no walk. The least recently asked go first, within a number of filters and of slots held.
+// What an organization's index keeps of the filters asked lately, exact at its cursor: each filter's total, and, for
+// a filter with few enough matches, the matches themselves (as slots) and their order in each sort a page asked,
+// all moved by each change applied: the next page of a word costs no search of every text and no walk, a write
+// between two pages included. The least recently asked go first, within a number of filters and of slots held.
 
 // A list's filters as the index counts them. `q`: the search term already folded by catalog_fold, without LIKE's
 // wildcards (the caller checks), so that "contains" is the statement's `like '%…%'`.
@@ -15,14 +15,16 @@ export interface MemoryFilter {
 export interface Kept {
   filter: MemoryFilter;
   total: number;
-  /** The matches, in no particular order; dropped (as the orders) once a match changes. */
+  /** The matches, in no particular order. */
   slots?: Int32Array;
-  /** The matches in an order, ascending, by sort; dropped once a match changes. */
+  /** The matches in an order, ascending, by sort. */
   orders?: Map<string, Int32Array>;
 }
 
 // A filter's test of one slot, compiled for a batch of slots (ProductIndex.predicate).
 type TestOf = (f: MemoryFilter) => (slot: number) => boolean;
+// How two slots compare in a sort, with the keys they have now (ProductIndex.compare).
+type CompareOf = (sort: string) => (a: number, b: number) => number;
 
 export class KeptFilters {
   private readonly kept = new Map<string, Kept>();
@@ -71,17 +73,39 @@ export class KeptFilters {
   }
 
   /** Products leaving (their keys still the old ones) or entering (their new keys) every kept filter they match: its
-   * total moved, its matches and orders dropped (found again when a page needs them). */
-  move(slots: readonly number[], testOf: TestOf, by: 1 | -1): void {
+   * total moved, and each one taken out of its matches and orders or put in at its place (`compareOf`, for the few
+   * changes of a write); without `compareOf` (many at once), the matches and orders are dropped instead, found again
+   * when a page needs them. */
+  move(slots: readonly number[], testOf: TestOf, by: 1 | -1, compareOf?: CompareOf): void {
     if (slots.length === 0) return;
     for (const k of this.kept.values()) {
       const test = testOf(k.filter);
       for (const slot of slots) {
         if (!test(slot)) continue;
         k.total += by;
-        this.dropMatches(k);
+        if (!k.slots) continue;
+        if (!compareOf || !this.moveMatch(k, slot, by, compareOf)) this.dropMatches(k);
       }
     }
+  }
+
+  // Takes a slot out of a kept filter's matches and orders, or puts it in; false when it is not where it should be
+  // (the caller drops them).
+  private moveMatch(k: Kept, slot: number, by: 1 | -1, compareOf: CompareOf): boolean {
+    const moved =
+      by < 0 ? without(k.slots!, k.slots!.indexOf(slot)) : withSlot(k.slots!, k.slots!.length, slot);
+    if (!moved) return false;
+    k.slots = moved;
+    this.held += by;
+    for (const [sort, asc] of k.orders ?? []) {
+      const cmp = compareOf(sort);
+      const at = lowerBound(asc, slot, cmp);
+      const next = by < 0 ? (asc[at] === slot ? without(asc, at) : undefined) : withSlot(asc, at, slot);
+      if (!next) return false;
+      k.orders!.set(sort, next);
+      this.held += by;
+    }
+    return true;
   }
 
   private drop(key: string): void {
@@ -97,6 +121,36 @@ export class KeptFilters {
     this.held -= k.slots?.length ?? 0;
     k.slots = undefined;
   }
+}
+
+// The first position of an ascending array whose slot sorts at or after `slot`.
+function lowerBound(asc: Int32Array, slot: number, cmp: (a: number, b: number) => number): number {
+  let lo = 0;
+  let hi = asc.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(asc[mid]!, slot) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// A copy without the slot at `at` (undefined when `at` is out of it).
+function without(a: Int32Array, at: number): Int32Array | undefined {
+  if (at < 0 || at >= a.length) return undefined;
+  const out = new Int32Array(a.length - 1);
+  out.set(a.subarray(0, at));
+  out.set(a.subarray(at + 1), at);
+  return out;
+}
+
+// A copy with `slot` put at `at`.
+function withSlot(a: Int32Array, at: number, slot: number): Int32Array {
+  const out = new Int32Array(a.length + 1);
+  out.set(a.subarray(0, at));
+  out[at] = slot;
+  out.set(a.subarray(at), at + 1);
+  return out;
 }
 
 const keyOf = (f: MemoryFilter) => JSON.stringify([f.familyId, f.categoryId, f.updatedSinceMs, f.q]);

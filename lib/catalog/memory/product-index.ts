@@ -11,8 +11,9 @@ import { INDEXED_SORTS, ProductColumns, type IndexedSort, type ProductKeyRow } f
 export { INDEXED_SORTS, type IndexedSort, type ProductKeyRow } from "./product-columns";
 export type { MemoryFilter } from "./kept-filters";
 
-// Past this many products changed at once, kept filters are dropped (counted again when asked) rather than
-// adjusted product by product, and the orders are rebuilt by a merge instead of moved one product at a time.
+// Past ADJUST_MAX products changed at once, kept filters are dropped (counted again when asked) rather than
+// adjusted product by product; past MOVE_MAX, the orders are rebuilt by a merge instead of moved one product at a
+// time, and the kept filters' matches and orders dropped instead of moved.
 const ADJUST_MAX = 2_000;
 const MOVE_MAX = 64;
 // A search's matches found first are sorted when at most this many, else marked and read along the order.
@@ -282,7 +283,11 @@ export class ProductIndex extends ProductColumns {
       this.categories.add(this.category[slot]!, by);
       this.dirty.add(slot);
     }
-    if (adjust) this.kept.move(slots, (f) => this.predicate(f), by);
+    const compareOf =
+      slots.length <= MOVE_MAX
+        ? (sort: string) => (a: number, b: number) => this.compare(sort as IndexedSort, a, b)
+        : undefined;
+    if (adjust) this.kept.move(slots, (f) => this.predicate(f), by, compareOf);
   }
 
   // The first position of the updatedAt order at or after an instant.
