@@ -61,14 +61,14 @@ const matches = (r: ProductKeyRow, f: MemoryFilter) =>
 const page = (idx: ProductIndex, ...args: Parameters<ProductIndex["pageSlots"]>) =>
   idx.pageSlots(...args).map((slot) => idx.idAt(slot));
 
+// An index of the rows, each with its position in every order as the brute force sorts them, loaded in batches.
 function built(all: ProductKeyRow[], walkChecks: number): ProductIndex {
   const idx = new ProductIndex("1", { walkChecks });
-  idx.loadRows(all);
+  const at = new Map(all.map((r) => [r.id, {} as Record<`at_${IndexedSort}`, number>]));
   for (const s of INDEXED_SORTS)
-    idx.loadOrder(
-      s,
-      [...all].sort((a, b) => compare(s, a, b)).map((r) => r.id),
-    );
+    [...all].sort((a, b) => compare(s, a, b)).forEach((r, i) => (at.get(r.id)![`at_${s}`] = i));
+  const loaded = all.map((r) => ({ ...r, ...at.get(r.id)! }));
+  for (let i = 0; i < loaded.length; i += 1_000) idx.loadRows(loaded.slice(i, i + 1_000));
   idx.finishLoad();
   return idx;
 }
@@ -142,6 +142,37 @@ describe("ProductIndex.pageSlots", () => {
       expect(page(idx, "label", "asc", 0, 50, { q }), q).toEqual(expected.slice(0, 50));
       expect(page(idx, "label", "desc", 10, 50, { q }), q).toEqual([...expected].reverse().slice(10, 60));
       expect(idx.count({ q }), q).toBe(expected.length);
+    }
+  });
+});
+
+describe("ProductIndex.finishLoad", () => {
+  // The positions a build reads are the database's sort; an index whose comparison disagrees could not place a change.
+  const positioned = (all: ProductKeyRow[]) =>
+    all.map((r, i) => ({ ...r, at_updatedAt: i, at_label: i, at_identifier: i, at_status: i }));
+  const sameKeys = (i: number): ProductKeyRow => ({ ...rows(1)[0]!, id: `prd_${i}` });
+
+  it("loads positions that agree with its comparison", () => {
+    const idx = new ProductIndex("1");
+    idx.loadRows(positioned([sameKeys(1), sameKeys(2), sameKeys(3)]));
+    idx.finishLoad();
+    expect(idx.pageSlots("label", "desc", 0, 3).map((s) => idx.idAt(s))).toEqual(["prd_3", "prd_2", "prd_1"]);
+  });
+
+  it("throws on an order that is not its own, a position taken twice, or one past the products", () => {
+    const swapped = positioned([sameKeys(2), sameKeys(1)]);
+    const twice = positioned([sameKeys(1), sameKeys(2), sameKeys(3)]).map((r, i) =>
+      i === 2 ? { ...r, at_status: 1 } : r,
+    );
+    const past = positioned([sameKeys(1), sameKeys(2)]).map((r, i) => (i === 1 ? { ...r, at_label: 5 } : r));
+    for (const [loaded, message] of [
+      [swapped, /the updatedAt order is not this module's/],
+      [twice, /the status order is not this module's/],
+      [past, /past the products loaded/],
+    ] as const) {
+      const idx = new ProductIndex("1");
+      idx.loadRows(loaded);
+      expect(() => idx.finishLoad()).toThrow(message);
     }
   });
 });

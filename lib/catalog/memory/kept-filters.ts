@@ -93,7 +93,7 @@ export class KeptFilters {
   // (the caller drops them).
   private moveMatch(k: Kept, slot: number, by: 1 | -1, compareOf: CompareOf): boolean {
     const moved =
-      by < 0 ? without(k.slots!, k.slots!.indexOf(slot)) : withSlot(k.slots!, k.slots!.length, slot);
+      by < 0 ? without(k.slots!, k.slots!.indexOf(slot), true) : withSlot(k.slots!, k.slots!.length, slot);
     if (!moved) return false;
     k.slots = moved;
     this.held += by;
@@ -135,21 +135,28 @@ function lowerBound(asc: Int32Array, slot: number, cmp: (a: number, b: number) =
   return lo;
 }
 
-// A copy without the slot at `at` (undefined when `at` is out of it).
-function without(a: Int32Array, at: number): Int32Array | undefined {
+// The array without the slot at `at`, in place (a shorter view of the same memory); undefined when `at` is out of it.
+// `unordered`: the last slot takes its place instead of every later one moving.
+function without(a: Int32Array, at: number, unordered = false): Int32Array | undefined {
   if (at < 0 || at >= a.length) return undefined;
-  const out = new Int32Array(a.length - 1);
-  out.set(a.subarray(0, at));
-  out.set(a.subarray(at + 1), at);
-  return out;
+  if (unordered) a[at] = a[a.length - 1]!;
+  else a.copyWithin(at, at + 1);
+  return a.subarray(0, a.length - 1);
 }
 
-// A copy with `slot` put at `at`.
+// The array with `slot` put at `at`, in place when its memory has room (else in a copy with room for more).
 function withSlot(a: Int32Array, at: number, slot: number): Int32Array {
-  const out = new Int32Array(a.length + 1);
-  out.set(a.subarray(0, at));
+  const n = a.length;
+  let out: Int32Array;
+  if (a.byteOffset === 0 && a.buffer.byteLength >= (n + 1) * 4) {
+    out = new Int32Array(a.buffer, 0, n + 1);
+    out.copyWithin(at + 1, at, n);
+  } else {
+    out = new Int32Array(Math.ceil(n * 1.25) + 16).subarray(0, n + 1);
+    out.set(a.subarray(0, at));
+    out.set(a.subarray(at), at + 1);
+  }
   out[at] = slot;
-  out.set(a.subarray(at), at + 1);
   return out;
 }
 

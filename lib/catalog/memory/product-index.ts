@@ -9,6 +9,10 @@ import { insertSlot, mergeSlots, removeSlot, withoutSlots } from "./orders";
 import { INDEXED_SORTS, ProductColumns, type IndexedSort, type ProductKeyRow } from "./product-columns";
 
 export { INDEXED_SORTS, type IndexedSort, type ProductKeyRow } from "./product-columns";
+
+/** A product as a build reads it: its keys and item columns, and its position (from 0) in each sort's ascending
+ * order. */
+export type LoadRow = ProductKeyRow & Record<`at_${IndexedSort}`, number>;
 export type { MemoryFilter } from "./kept-filters";
 
 // Past ADJUST_MAX products changed at once, kept filters are dropped (counted again when asked) rather than
@@ -48,46 +52,42 @@ export class ProductIndex extends ProductColumns {
   }
 
   /**
-   * Loading, in three steps, from one snapshot: `loadRows` with every product, in any order, a batch at a time;
-   * `loadOrder` with, for each sort, the ids in the database's ascending order, a batch at a time, each checked
-   * against this module's comparison (it throws where they disagree, a collation of ids that is not byte order:
-   * such an index could not place a change); then `finishLoad`.
+   * Loading, from one snapshot: `loadRows` with every product, in any order, a batch at a time, each with its
+   * position in every sort's ascending order as the database sorts (LoadRow); then `finishLoad`, which checks each
+   * order against this module's comparison (it throws where they disagree, a collation of ids that is not byte order:
+   * such an index could not place a change).
    */
-  loadRows(rows: readonly ProductKeyRow[]): void {
-    this.grow(this.used + rows.length);
+  loadRows(rows: readonly LoadRow[]): void {
+    let last = 0;
+    for (const r of rows) for (const s of INDEXED_SORTS) last = Math.max(last, r[`at_${s}`]);
+    this.grow(Math.max(this.used + rows.length, last + 1));
+    this.lastAt = Math.max(this.lastAt, last);
     for (const r of rows) {
       const slot = this.put(r);
       this.n++;
       this.families.add(this.family[slot]!, 1);
       this.categories.add(this.category[slot]!, 1);
+      for (const s of INDEXED_SORTS) this.orders.get(s)![r[`at_${s}`]] = slot;
     }
   }
-
-  loadOrder(sort: IndexedSort, ids: readonly string[]): void {
-    const order = this.orders.get(sort)!;
-    let at = this.loaded.get(sort) ?? 0;
-    for (const id of ids) {
-      const slot = this.slotOf.get(id);
-      if (slot === undefined || at >= this.n)
-        throw new Error(`ProductIndex: ${id} of the ${sort} order is not loaded`);
-      if (at > 0 && this.compare(sort, order[at - 1]!, slot) >= 0) {
-        throw new Error(`ProductIndex: the ${sort} order is not this module's (${id})`);
-      }
-      order[at++] = slot;
-    }
-    this.loaded.set(sort, at);
-  }
-  private readonly loaded = new Map<IndexedSort, number>();
+  private lastAt = 0;
 
   protected widened(next: number, widen: (o: Int32Array) => Int32Array): void {
     for (const [s, o] of this.orders) if (o.length < next) this.orders.set(s, widen(o));
   }
 
+  // Each order strictly ascending over the positions 0..n-1 (no position beyond): n distinct slots of the n loaded.
   finishLoad(): void {
+    if (this.n > 0 && this.lastAt >= this.n)
+      throw new Error("ProductIndex: a position is past the products loaded");
     for (const s of INDEXED_SORTS) {
-      if (this.loaded.get(s) !== this.n) throw new Error(`ProductIndex: the ${s} order is short`);
+      const o = this.orders.get(s)!;
+      for (let i = 1; i < this.n; i++) {
+        if (this.compare(s, o[i - 1]!, o[i]!) >= 0) {
+          throw new Error(`ProductIndex: the ${s} order is not this module's (${this.ids[o[i]!]})`);
+        }
+      }
     }
-    this.loaded.clear();
     this.join();
   }
 

@@ -9,7 +9,13 @@ import {
   type Queryable,
 } from "@/db/client";
 import { BoundedMap } from "@/lib/bounded-map";
-import { INDEXED_SORTS, ProductIndex, type IndexedSort, type ProductKeyRow } from "./product-index";
+import {
+  INDEXED_SORTS,
+  ProductIndex,
+  type IndexedSort,
+  type LoadRow,
+  type ProductKeyRow,
+} from "./product-index";
 
 // The products of the biggest organizations kept in memory (ProductIndex), each caught up with its change feed
 // before it answers: a deep page, an unfiltered total or a filter's total is then read without walking or counting
@@ -69,13 +75,17 @@ select s.head, s.floor, (select events from k) as events, ids.id as changed, p.i
        ${KEY_COLUMNS.replace("p.id, ", "")}
   from s left join ids on true left join products p on p.org_id = $1 and p.id = ids.id`;
 
-// The keyset batches of a build: the next ids of one order after ($2, $3), and their sort text.
-const ORDER_SQL: Record<IndexedSort, string> = {
+// The column each sort orders by (the id last), and a product's position (from 0) in each sort's ascending order,
+// as the lists' statements sort (alias p).
+const SORT_COLUMN: Record<IndexedSort, string> = {
   updatedAt: "updated_at",
   label: "label_sort",
   identifier: "identifier",
   status: "status",
 };
+const POSITION_COLUMNS = INDEXED_SORTS.map(
+  (s) => `(row_number() over (order by p.${SORT_COLUMN[s]}, p.id) - 1)::int as "at_${s}"`,
+).join(",\n  ");
 
 // What the memory reads with: a request's database handle and its row-security settings (a catalog context).
 export interface MemoryReader {
@@ -232,8 +242,6 @@ export class ProductMemory {
           built.loadRows(rows);
         });
         if (built.size < this.options.minProducts) return undefined;
-        for (const s of INDEXED_SORTS)
-          await idsInOrder(tx, orgId, ORDER_SQL[s], (ids) => built.loadOrder(s, ids));
         built.finishLoad();
         return built;
       },
@@ -252,43 +260,18 @@ export class ProductMemory {
   }
 }
 
-// Every product's keys, in the table's order (one pass over it, no sort), in batches given to `take`.
-async function everyProduct(
-  tx: Executor,
-  orgId: string,
-  take: (rows: ProductKeyRow[]) => void,
-): Promise<void> {
+// Every product's keys and positions in every order (the database sorts them, in one statement: the build's process
+// then looks up no id, and places each product as it reads it), in batches given to `take`.
+async function everyProduct(tx: Executor, orgId: string, take: (rows: LoadRow[]) => void): Promise<void> {
   await tx.query(
-    `declare product_keys no scroll cursor for select ${KEY_COLUMNS} from products p where p.org_id =${sqlLiteral(orgId).startsWith(" ") ? "" : " "}${sqlLiteral(orgId)}`,
+    `declare product_keys no scroll cursor for select ${KEY_COLUMNS}, ${POSITION_COLUMNS} from products p where p.org_id =${sqlLiteral(orgId).startsWith(" ") ? "" : " "}${sqlLiteral(orgId)}`,
   );
   for (;;) {
-    const batch = await tx.query<ProductKeyRow>(`fetch ${BUILD_BATCH} from product_keys`);
+    const batch = await tx.query<LoadRow>(`fetch ${BUILD_BATCH} from product_keys`);
     for (const r of batch) r.updated_ms = Number(r.updated_ms);
     take(batch);
     if (batch.length < BUILD_BATCH) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   await tx.query("close product_keys");
-}
-
-// The organization's product ids in ascending (column, id) order, in keyset batches given to `take`.
-async function idsInOrder(
-  tx: Executor,
-  orgId: string,
-  column: string,
-  take: (ids: string[]) => void,
-): Promise<void> {
-  let last: { k: string; id: string } | undefined;
-  for (;;) {
-    const batch: { k: string; id: string }[] = await tx.query<{ k: string; id: string }>(
-      `select ${column}::text as k, id from products where org_id = $1
-          ${last ? `and (${column}, id) > ($3, $4)` : ""}
-        order by ${column}, id limit $2`,
-      last ? [orgId, BUILD_BATCH, last.k, last.id] : [orgId, BUILD_BATCH],
-    );
-    take(batch.map((r) => r.id));
-    last = batch[batch.length - 1];
-    if (batch.length < BUILD_BATCH) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
