@@ -13,6 +13,7 @@ export { INDEXED_SORTS, type IndexedSort, type ProductKeyRow } from "./product-c
 /** A product as a build reads it: its keys and item columns, and its position (from 0) in each sort's ascending
  * order. */
 export type LoadRow = ProductKeyRow & Record<`at_${IndexedSort}`, number>;
+const POSITION_KEYS = INDEXED_SORTS.map((s) => `at_${s}` as const);
 export type { MemoryFilter } from "./kept-filters";
 
 // Past ADJUST_MAX products changed at once, kept filters are dropped (counted again when asked) rather than
@@ -59,15 +60,16 @@ export class ProductIndex extends ProductColumns {
    */
   loadRows(rows: readonly LoadRow[]): void {
     let last = 0;
-    for (const r of rows) for (const s of INDEXED_SORTS) last = Math.max(last, r[`at_${s}`]);
+    for (const r of rows) for (const k of POSITION_KEYS) last = Math.max(last, r[k]);
     this.grow(Math.max(this.used + rows.length, last + 1));
     this.lastAt = Math.max(this.lastAt, last);
+    const orders = INDEXED_SORTS.map((s) => this.orders.get(s)!);
     for (const r of rows) {
       const slot = this.put(r);
       this.n++;
       this.families.add(this.family[slot]!, 1);
       this.categories.add(this.category[slot]!, 1);
-      for (const s of INDEXED_SORTS) this.orders.get(s)![r[`at_${s}`]] = slot;
+      for (const [i, o] of orders.entries()) o[r[POSITION_KEYS[i]!]] = slot;
     }
   }
   private lastAt = 0;
