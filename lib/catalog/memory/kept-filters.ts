@@ -1,7 +1,8 @@
 // What an organization's index keeps of the filters asked lately, exact at its cursor: each filter's total, and, for
 // a filter with few enough matches, the matches themselves (as slots) and their order in each sort a page asked,
-// all moved by each change applied: the next page of a word costs no search of every text and no walk, a write
-// between two pages included. The least recently asked go first, within a number of filters and of slots held.
+// the total moved by each change applied, the matches and orders too by a write of a few products (dropped by a
+// bigger one): the next page of a word costs no search of every text and no walk, a write between two pages
+// included. The least recently asked go first, within a number of filters and of slots held.
 
 // A list's filters as the index counts them. `q`: the search term already folded by catalog_fold, without LIKE's
 // wildcards (the caller checks), so that "contains" is the statement's `like '%…%'`.
