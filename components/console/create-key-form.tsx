@@ -67,7 +67,12 @@ export function CreateKeyForm(props: {
             />
           )}
         </Field>
-        <ScopeChoices choices={props.scopes} idPrefix="key-scope" error={formError.of("scopes")} />
+        <ScopeChoices
+          choices={props.scopes}
+          idPrefix="key-scope"
+          error={formError.of("scopes")}
+          hydrated={props.hydrated}
+        />
         <Field
           id="key-expiry"
           label="Expires on (optional)"

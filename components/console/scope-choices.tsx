@@ -23,8 +23,12 @@ export function ScopeChoices({
   choices,
   idPrefix = "scope",
   error = null,
+  hydrated,
 }: {
   choices: ScopeChoice[];
+  /** Whether React has attached (useHydrated): until then the boxes are disabled, since a box changed in the
+   * server's HTML would not be in the selection that the help text and the form's submit read. */
+  hydrated: boolean;
   /** The checkboxes' ids are idPrefix-0, idPrefix-1, …: the first takes the focus on an error. */
   idPrefix?: string;
   error?: string | null;
@@ -53,6 +57,7 @@ export function ScopeChoices({
               name="scopes"
               value={c.scope}
               checked={selected.has(c.scope)}
+              disabled={!hydrated}
               onChange={(e) => toggle(c.scope, e.target.checked)}
             />
             <code>{c.scope}</code>

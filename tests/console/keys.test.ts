@@ -450,7 +450,7 @@ describe("the create form's scopes", () => {
 
   it("write preview off: the five read scopes, all checked; nothing about writes", () => {
     const html = renderToStaticMarkup(
-      createElement(ScopeChoices, { choices: keyScopeChoices({ preview: [] }) }),
+      createElement(ScopeChoices, { choices: keyScopeChoices({ preview: [] }), hydrated: true }),
     );
     expect(boxes(html)).toEqual(READ_SCOPES.map((scope) => ({ scope, checked: true })));
     expect(html).not.toMatch(/write|preview/i);
@@ -458,7 +458,7 @@ describe("the create form's scopes", () => {
 
   it("write preview on: products:write offered last, unchecked and marked preview; the read scopes checked", () => {
     const html = renderToStaticMarkup(
-      createElement(ScopeChoices, { choices: keyScopeChoices({ preview: ["writes"] }) }),
+      createElement(ScopeChoices, { choices: keyScopeChoices({ preview: ["writes"] }), hydrated: true }),
     );
     expect(boxes(html)).toEqual([
       ...READ_SCOPES.map((scope) => ({ scope, checked: true })),
@@ -478,8 +478,21 @@ describe("the create form's scopes", () => {
     const on = keyScopeChoices({ preview: ["writes"] });
     expect(scopesHelp(on, new Set(READ_SCOPES))).toMatch(/^All 5 read scopes are selected.* products:write/);
     expect(scopesHelp(on, new Set([...READ_SCOPES, WRITE_SCOPE]))).toMatch(/^Selected: .*products:write\./);
-    const html = renderToStaticMarkup(createElement(ScopeChoices, { choices: off }));
+    const html = renderToStaticMarkup(createElement(ScopeChoices, { choices: off, hydrated: true }));
     expect(html).toContain("All 5 read scopes are selected");
+  });
+
+  // A box changed before React attached would not be in the selection the help text and the submit read.
+  it("the boxes are disabled until React has attached, enabled after", () => {
+    const choices = keyScopeChoices({ preview: [] });
+    const disabled = (hydrated: boolean) =>
+      [
+        ...renderToStaticMarkup(createElement(ScopeChoices, { choices, hydrated })).matchAll(
+          /<input ([^>]*)\/>/g,
+        ),
+      ].map((m) => /\bdisabled\b/.test(m[1]!));
+    expect(disabled(false)).toEqual(READ_SCOPES.map(() => true));
+    expect(disabled(true)).toEqual(READ_SCOPES.map(() => false));
   });
 });
 
