@@ -4,6 +4,8 @@
 // bigger one): the next page of a word costs no search of every text and no walk, a write between two pages
 // included. The least recently asked go first, within a number of filters and of slots held.
 
+import { insertSlot, removeSlot, withRoom } from "./orders";
+
 // A list's filters as the index counts them. `q`: the search term already folded by catalog_fold, without LIKE's
 // wildcards (the caller checks), so that "contains" is the statement's `like '%…%'`.
 export interface MemoryFilter {
@@ -90,20 +92,32 @@ export class KeptFilters {
     }
   }
 
-  // Takes a slot out of a kept filter's matches and orders, or puts it in; false when it is not where it should be
-  // (the caller drops them).
+  // Takes a slot out of a kept filter's matches and orders, or puts it in (in place in their arrays when they have
+  // room); false when it is not where it should be (the caller drops them).
   private moveMatch(k: Kept, slot: number, by: 1 | -1, compareOf: CompareOf): boolean {
-    const moved =
-      by < 0 ? without(k.slots!, k.slots!.indexOf(slot), true) : withSlot(k.slots!, k.slots!.length, slot);
-    if (!moved) return false;
-    k.slots = moved;
+    const slots = k.slots!;
+    const n = slots.length;
+    if (by < 0) {
+      // In no particular order: the last takes its place.
+      const at = slots.indexOf(slot);
+      if (at < 0) return false;
+      slots[at] = slots[n - 1]!;
+      k.slots = slots.subarray(0, n - 1);
+    } else {
+      k.slots = withRoom(slots);
+      k.slots[n] = slot;
+    }
     this.held += by;
     for (const [sort, asc] of k.orders ?? []) {
       const cmp = compareOf(sort);
-      const at = lowerBound(asc, slot, cmp);
-      const next = by < 0 ? (asc[at] === slot ? without(asc, at) : undefined) : withSlot(asc, at, slot);
-      if (!next) return false;
-      k.orders!.set(sort, next);
+      if (by < 0) {
+        if (!removeSlot(asc, asc.length, slot, cmp)) return false;
+        k.orders!.set(sort, asc.subarray(0, asc.length - 1));
+      } else {
+        const next = withRoom(asc);
+        insertSlot(next, asc.length, slot, cmp);
+        k.orders!.set(sort, next);
+      }
       this.held += by;
     }
     return true;
@@ -122,43 +136,6 @@ export class KeptFilters {
     this.held -= k.slots?.length ?? 0;
     k.slots = undefined;
   }
-}
-
-// The first position of an ascending array whose slot sorts at or after `slot`.
-function lowerBound(asc: Int32Array, slot: number, cmp: (a: number, b: number) => number): number {
-  let lo = 0;
-  let hi = asc.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cmp(asc[mid]!, slot) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-// The array without the slot at `at`, in place (a shorter view of the same memory); undefined when `at` is out of it.
-// `unordered`: the last slot takes its place instead of every later one moving.
-function without(a: Int32Array, at: number, unordered = false): Int32Array | undefined {
-  if (at < 0 || at >= a.length) return undefined;
-  if (unordered) a[at] = a[a.length - 1]!;
-  else a.copyWithin(at, at + 1);
-  return a.subarray(0, a.length - 1);
-}
-
-// The array with `slot` put at `at`, in place when its memory has room (else in a copy with room for more).
-function withSlot(a: Int32Array, at: number, slot: number): Int32Array {
-  const n = a.length;
-  let out: Int32Array;
-  if (a.byteOffset === 0 && a.buffer.byteLength >= (n + 1) * 4) {
-    out = new Int32Array(a.buffer, 0, n + 1);
-    out.copyWithin(at + 1, at, n);
-  } else {
-    out = new Int32Array(Math.ceil(n * 1.25) + 16).subarray(0, n + 1);
-    out.set(a.subarray(0, at));
-    out.set(a.subarray(at), at + 1);
-  }
-  out[at] = slot;
-  return out;
 }
 
 const keyOf = (f: MemoryFilter) => JSON.stringify([f.familyId, f.categoryId, f.updatedSinceMs, f.q]);

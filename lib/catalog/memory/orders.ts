@@ -35,6 +35,17 @@ export function insertSlot(order: Int32Array, size: number, slot: number, cmp: C
   order[at] = slot;
 }
 
+/** The array one slot longer (its last slot unset), over the same memory when it has room, else a copy with room for
+ * more: an order (or a set of slots) that grows one slot at a time. */
+export function withRoom(order: Int32Array): Int32Array {
+  const n = order.length;
+  if (order.byteOffset === 0 && order.buffer.byteLength >= (n + 1) * 4)
+    return new Int32Array(order.buffer, 0, n + 1);
+  const out = new Int32Array(Math.ceil(n * 1.25) + 16).subarray(0, n + 1);
+  out.set(order);
+  return out;
+}
+
 /** A new order of the same capacity: the order's slots and the added ones, merged. */
 export function mergeSlots(
   order: Int32Array,
