@@ -31,6 +31,7 @@ import type { Config } from "@/lib/config";
 import { PublicApiError, errorBody } from "./api-errors";
 import { UNAVAILABLE_RETRY_AFTER, errorAnswer } from "./error-response";
 import { baseHeaders } from "./headers";
+import type { Reply } from "./reply";
 
 export interface AdmissionSettings {
   /** Requests at work at once. */
@@ -283,8 +284,8 @@ export function overloadedError(): PublicApiError {
 
 // The answer to a request refused by the admission as plain parts (a new request id; no key was read, so no
 // rate-limit headers): its status, its headers as a flat list of names and values (node's writeHead takes it), its
-// body (none for HEAD). npm start's host writes it without building a Web Request or Response, which cost ten times
-// the refusal itself (bench:overload); overloadedResponse builds the same answer as a Response.
+// body (none for HEAD). npm start's host writes it without building a Web Request, which cost ten times the refusal
+// itself (bench:overload); overloadedReply gives the same answer to the router.
 export function overloadedAnswer(method: string): {
   status: number;
   headers: string[];
@@ -301,12 +302,12 @@ export function overloadedAnswer(method: string): {
   };
 }
 
-// The answer to a request refused by the admission.
-export function overloadedResponse(method: string): Response {
+// The answer to a request refused by the admission, as the router gives it.
+export function overloadedReply(method: string): Reply {
   const { status, headers, body } = overloadedAnswer(method);
   const pairs: [string, string][] = [];
   for (let i = 0; i < headers.length; i += 2) pairs.push([headers[i]!, headers[i + 1]!]);
-  return new Response(body ?? null, { status, headers: pairs });
+  return { status, headers: new Headers(pairs), body: body ?? null };
 }
 
 // The refusal's answer built once, the contract's way (errorAnswer: the error's headers and body), with a request id

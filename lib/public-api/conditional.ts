@@ -3,6 +3,7 @@ import type { CatalogResource, VersionsRead } from "@/lib/catalog/list/count-cac
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
 import { answerTag, canonicalJson, noneMatchHits, pageKey } from "./page-cache";
+import type { Reply } from "./reply";
 import { apiState } from "./state";
 
 // Longest If-None-Match a list takes, in characters. A tag is 34 characters: room for 50 of them, comma-separated;
@@ -36,7 +37,7 @@ export async function conditionalAnswer(opts: {
   query: unknown;
   /** Builds the answer, given what the version read saw (the feed's head with the versions). */
   run: (seen: VersionsRead) => Promise<unknown>;
-}): Promise<Response> {
+}): Promise<Reply> {
   const { request, headers, rt, catalog, key } = opts;
   const seen = await catalog.versions.read(catalog.db, key.orgId, opts.resources);
   const canonicalQuery = canonicalJson(opts.query);
@@ -60,16 +61,16 @@ export async function conditionalAnswer(opts: {
   const unchanged = revalidate(request, headers, page.tag);
   if (unchanged) return unchanged;
   headers.set("Server-Timing", `page-cache;desc=${hit ? "hit" : "miss"}`);
-  return new Response(request.method === "HEAD" ? null : page.body, { status: 200, headers });
+  return { status: 200, headers, body: request.method === "HEAD" ? null : page.body };
 }
 
 // Gives an answer its strong tag, revalidated by every client and never shared (Vary: Authorization); the 304 when
 // the request's If-None-Match holds the tag, else undefined (the caller sends the body).
-function revalidate(request: Request, headers: Headers, tag: string): Response | undefined {
+function revalidate(request: Request, headers: Headers, tag: string): Reply | undefined {
   headers.set("ETag", tag);
   headers.set("Cache-Control", "private, no-cache");
   headers.set("Vary", "Authorization");
   if (!noneMatchHits(request.headers.get("if-none-match"), tag)) return undefined;
   headers.delete("Content-Type");
-  return new Response(null, { status: 304, headers });
+  return { status: 304, headers, body: null };
 }

@@ -9,6 +9,7 @@ import {
 import { ERRORS, PublicApiError, errorBody, isUnavailableError, type ErrorCode } from "./api-errors";
 import { baseHeaders } from "./headers";
 import { invalidParamText } from "./query-messages";
+import { toResponse, type Reply } from "./reply";
 
 // Seconds a client is asked to wait after a 503 (database or limiter unreachable).
 export const UNAVAILABLE_RETRY_AFTER = 5;
@@ -19,9 +20,14 @@ export const READ_ALLOW = "GET, HEAD";
 // The methods of /public/v1/products while the write preview is on.
 export const WRITE_ALLOW = "GET, HEAD, POST";
 
-// Turns anything thrown into an error response of the contract's shape; internal detail is logged, never sent.
-export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
+// Turns anything thrown into an error answer of the contract's shape; internal detail is logged, never sent.
+export function errorReply(err: unknown, requestId: string, headers: Headers, head = false): Reply {
   return errorAnswer(toPublicApiError(err, requestId), requestId, headers, head);
+}
+
+// The same as a Web Response (the media and the changelog's feeds, outside the router).
+export function errorResponse(err: unknown, requestId: string, headers: Headers, head = false): Response {
+  return toResponse(errorReply(err, requestId, headers, head));
 }
 
 // The contract's error for anything thrown (its code is what the request log records); internal detail is logged.
@@ -44,12 +50,12 @@ export function toPublicApiError(err: unknown, requestId: string): PublicApiErro
   return e;
 }
 
-// The response of a contract error: its headers (401's WWW-Authenticate, 405's Allow) and body.
-export function errorAnswer(e: PublicApiError, requestId: string, headers: Headers, head = false): Response {
+// The answer of a contract error: its headers (401's WWW-Authenticate, 405's Allow) and body.
+export function errorAnswer(e: PublicApiError, requestId: string, headers: Headers, head = false): Reply {
   for (const [k, v] of Object.entries(e.extra.headers ?? {})) headers.set(k, v);
   if (e.status === 401) headers.set("WWW-Authenticate", 'Bearer realm="public-api"');
   if (e.status === 405 && !headers.has("Allow")) headers.set("Allow", READ_ALLOW);
-  return new Response(head ? null : JSON.stringify(errorBody(e, requestId)), { status: e.status, headers });
+  return { status: e.status, headers, body: head ? null : JSON.stringify(errorBody(e, requestId)) };
 }
 
 // An answer given before any key is read (404, 405, a malformed path, a request with two Authorization headers): the
@@ -63,7 +69,7 @@ export function plainError(
     | "PUBLIC_API_KEY_INVALID",
   method: string,
   allow = READ_ALLOW,
-): Response {
+): Reply {
   const requestId = randomUUID();
   const headers = baseHeaders(requestId);
   const notAllowed = code === "PUBLIC_API_METHOD_NOT_ALLOWED";
@@ -71,7 +77,7 @@ export function plainError(
   const message = notAllowed
     ? `Méthode ${method} non autorisée sur cette ressource. Méthodes autorisées : ${allow}.`
     : ERRORS[code].message;
-  return errorResponse(new PublicApiError(code, message), requestId, headers, method === "HEAD");
+  return errorReply(new PublicApiError(code, message), requestId, headers, method === "HEAD");
 }
 
 // The catalog's refusals of a write, each to its code (and so its status).

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RateLimitResult } from "@/lib/rate-limit/types";
+import type { Reply } from "./reply";
 
 // The rate-limit state headers, IETF httpapi draft (RateLimit-Policy, RateLimit) and the X-RateLimit-* trio, with
 // what the OpenAPI document says of each. setRateLimitHeaders sets exactly these; the document declares them on every
@@ -80,7 +81,7 @@ export function setRateLimitHeaders(
 
 // The answer to a CORS preflight of the public API, for a resource whose methods are `allow`: its Allow header is
 // the one its 405 sends (one value for both, so a client reads one answer), and CORS allows those and OPTIONS.
-export function preflightResponse(allow: string): Response {
+export function preflightReply(allow: string): Reply {
   const headers = apiHeaders(randomUUID(), "public, max-age=86400");
   headers.set("Access-Control-Allow-Methods", `${allow}, OPTIONS`);
   headers.set(
@@ -89,5 +90,5 @@ export function preflightResponse(allow: string): Response {
   );
   headers.set("Access-Control-Max-Age", "86400");
   headers.set("Allow", allow);
-  return new Response(null, { status: 204, headers });
+  return { status: 204, headers, body: null };
 }

@@ -9,6 +9,7 @@ import type { PreviewFeature } from "@/lib/preview";
 import type { Admission } from "./admission";
 import type { Json } from "./openapi/json-schema";
 import { withPublicApi, type ApiHandler, type PathParams, type ScopeRequirement } from "./pipeline";
+import type { Reply } from "./reply";
 import type { ApiState } from "./state";
 
 // The methods an operation may have (HEAD is GET's; OPTIONS, the preflight, is the router's).
@@ -71,7 +72,7 @@ export interface FreeContext {
 // An operation answered from memory, public and never admitted (the OpenAPI document): shedding it frees nothing.
 export interface FreeOperationDef<P extends string> extends Declared<P> {
   free: true;
-  handler: (ctx: FreeContext) => Promise<Response>;
+  handler: (ctx: FreeContext) => Promise<Reply>;
 }
 
 // An operation with a key, as the router holds it: what it declares, and how a request is answered (the pipeline's
@@ -79,7 +80,7 @@ export interface FreeOperationDef<P extends string> extends Declared<P> {
 // inferred from its query definition.
 export type KeyedOperation<Q = unknown, P extends string = string> = KeyedOperationDef<Q, P> & {
   free?: undefined;
-  handle: (request: Request, params: PathParams, admission?: Admission) => Promise<Response>;
+  handle: (request: Request, params: PathParams, admission?: Admission) => Promise<Reply>;
 };
 
 // An operation as the router holds it, whatever its query.

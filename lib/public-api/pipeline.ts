@@ -19,6 +19,7 @@ import type { Admission } from "./admission";
 import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
+import type { Reply } from "./reply";
 import { parseQuery, sentQuery } from "./params";
 import { apiState } from "./state";
 
@@ -85,7 +86,7 @@ export function withPublicApi<Q>(
      * bytes, 304 on If-None-Match. */
     conditional?: readonly CatalogResource[];
   },
-): (request: Request, params?: PathParams, admission?: Admission) => Promise<Response> {
+): (request: Request, params?: PathParams, admission?: Admission) => Promise<Reply> {
   const scopesOf = (r: ScopeRequirement): readonly Scope[] => (typeof r === "string" ? [r] : r);
   const perPath = typeof opts.scope === "function" ? opts.scope : undefined;
   const fixed = typeof opts.scope === "function" ? [] : scopesOf(opts.scope);
@@ -101,7 +102,7 @@ export function withPublicApi<Q>(
     // The key once known, and an error's code: what usage and the log record of the answer.
     let seenKey: KeyRecord | undefined;
     let code: string | null = null;
-    const answer = async (): Promise<Response> => {
+    const answer = async (): Promise<Reply> => {
       try {
         const key = await authenticate(request, rt, headers, now, (k) => (seenKey = k));
         seenKey = key;
@@ -159,11 +160,11 @@ export function withPublicApi<Q>(
           if (body.body instanceof ReadableStream) {
             // HEAD ends a stream unread (an export's snapshot is released at once).
             if (head) await body.body.cancel();
-            return new Response(head ? null : body.body, { status: body.status, headers });
+            return { status: body.status, headers, body: head ? null : body.body };
           }
-          return new Response(head ? null : JSON.stringify(body.body), { status: body.status, headers });
+          return { status: body.status, headers, body: head ? null : JSON.stringify(body.body) };
         }
-        return new Response(head ? null : JSON.stringify(body), { status: 200, headers });
+        return { status: 200, headers, body: head ? null : JSON.stringify(body) };
       } catch (err) {
         const e = toPublicApiError(err, requestId);
         code = e.code;

@@ -1,17 +1,18 @@
 // The public API's router: matches a request to an operation of OPERATIONS and dispatches it: 404 for a path that
 // names no operation switched on, 405 with Allow, the CORS preflight, HEAD as GET, and the admission of every
-// operation that is not answered from memory. A Web-standard `(Request) => Promise<Response>`: `npm start` hosts it
-// on node:http (lib/server/api-host.ts), the one-line route files under app/public hand it what Next.js routed to
-// them, the tests call it in-process.
+// operation that is not answered from memory. Its answers are replies (lib/public-api/reply.ts): `npm start` hosts
+// `answer` on node:http and writes them as they are (lib/server/api-host.ts); the one-line route files under
+// app/public hand it what Next.js routed to them and get Web Responses, as the tests calling `fetch` in-process do.
 import { getRuntime } from "@/lib/runtime";
 import { previewOn } from "@/lib/preview";
-import { overloadedResponse } from "./admission";
+import { overloadedReply } from "./admission";
 import { plainError } from "./error-response";
-import { preflightResponse } from "./headers";
+import { preflightReply } from "./headers";
 import type { Method, Operation } from "./operation";
 import { buildOpenApiDocument } from "./openapi/document";
 import { OPERATIONS, type OperationPath } from "./operations";
 import type { PathParams } from "./pipeline";
+import { toResponse, type Reply } from "./reply";
 import { apiState } from "./state";
 
 // A path of the API and its operations by method. A resource whose every operation belongs to a preview feature
@@ -98,12 +99,11 @@ function allowed(resource: Resource): string {
 }
 
 // The CORS preflight of a resource.
-const preflight = (resource: Resource): Promise<Response> =>
-  Promise.resolve(preflightResponse(allowed(resource)));
+const preflight = (resource: Resource): Promise<Reply> => Promise.resolve(preflightReply(allowed(resource)));
 
 // Answers a request for a resource: its operation (admitted, unless answered from memory), the preflight, or a 405
 // naming the methods allowed (a resource of preview features that are all off: 404).
-function dispatch(resource: Resource, request: Request, params: PathParams): Promise<Response> {
+function dispatch(resource: Resource, request: Request, params: PathParams): Promise<Reply> {
   if (!exists(resource, params)) return notFound(request.method);
   const op = operation(resource, request.method);
   if (op?.free) {
@@ -127,10 +127,10 @@ async function admitted(
   op: Extract<Operation, { handle: unknown }>,
   request: Request,
   params: PathParams,
-): Promise<Response> {
+): Promise<Reply> {
   const { admission } = getRuntime().part(apiState);
   if (!admission.tryEnter() && !(await admission.enter(request.signal)))
-    return overloadedResponse(request.method);
+    return overloadedReply(request.method);
   try {
     return await op.handle(request, params, admission);
   } finally {
@@ -139,20 +139,25 @@ async function admitted(
 }
 
 // Anything under /public/ that is not a resource: 404 in the error shape, whatever the method.
-const notFound = (method: string): Promise<Response> =>
+const notFound = (method: string): Promise<Reply> =>
   Promise.resolve(plainError("PUBLIC_API_NOT_FOUND", method));
 
-// The handlers of every method but OPTIONS, all answered by `answer`.
-function methods(answer: (request: Request) => Promise<Response>): Omit<RouteHandlers, "OPTIONS"> {
-  return { GET: answer, HEAD: answer, POST: answer, PUT: answer, PATCH: answer, DELETE: answer };
+// The handlers of every method but OPTIONS, all answered by `answer`, as Web Responses.
+function methods(answer: (request: Request) => Promise<Reply>): Omit<RouteHandlers, "OPTIONS"> {
+  const respond = async (request: Request) => toResponse(await answer(request));
+  return { GET: respond, HEAD: respond, POST: respond, PUT: respond, PATCH: respond, DELETE: respond };
 }
 
-// The public API: `fetch` answers any request under /public/ by its path (npm start's server, the tests); `route`
-// gives a route file the handlers of the path Next.js routed to it; `notFound` those of a catch-all route.
+// The public API: `answer` answers any request under /public/ by its path (npm start's server), `fetch` the same as
+// a Web Response (the tests); `route` gives a route file the handlers of the path Next.js routed to it; `notFound`
+// those of a catch-all route.
 export const publicApi = {
-  fetch(request: Request): Promise<Response> {
+  answer(request: Request): Promise<Reply> {
     const found = match(new URL(request.url).pathname);
     return found ? dispatch(found.resource, request, found.params) : notFound(request.method);
+  },
+  async fetch(request: Request): Promise<Response> {
+    return toResponse(await publicApi.answer(request));
   },
   route(path: OperationPath): RouteHandlers {
     const resource = RESOURCES.get(path)!;
@@ -161,8 +166,10 @@ export const publicApi = {
     const answer = (request: Request) => dispatch(resource, request, paramsOf(request));
     return {
       ...methods(answer),
-      OPTIONS: (request) =>
-        exists(resource, request && paramsOf(request)) ? preflight(resource) : notFound("OPTIONS"),
+      OPTIONS: async (request) =>
+        toResponse(
+          await (exists(resource, request && paramsOf(request)) ? preflight(resource) : notFound("OPTIONS")),
+        ),
     };
   },
   /**
@@ -179,6 +186,9 @@ export const publicApi = {
     return op !== undefined && !op.free && admission.refuseNow();
   },
   notFound(): RouteHandlers {
-    return { ...methods((request) => notFound(request.method)), OPTIONS: () => notFound("OPTIONS") };
+    return {
+      ...methods((request) => notFound(request.method)),
+      OPTIONS: async () => toResponse(await notFound("OPTIONS")),
+    };
   },
 };

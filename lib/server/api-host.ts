@@ -1,14 +1,14 @@
 // npm start's host of the public API: a request under /public/ is answered by the API's router (lib/public-api/
-// router.ts, a Web `(Request) => Promise<Response>`) on node:http, with nothing of Next.js around it (nothing
-// reads Next.js' build internals). Everything else goes to Next.js.
+// router.ts, `(Request) => Promise<Reply>`) on node:http, with nothing of Next.js around it (nothing reads Next.js'
+// build internals). Everything else goes to Next.js.
 //
 //   request:  URL `http://localhost` + the path (dot segments resolved by the front door) + the query as sent; the
 //             node headers; the node request as the body (not for GET/HEAD); a signal aborted when the client goes
 //             away, made only when read.
 //   response: gzip/deflate by the public `compression` middleware (what `next start` uses too, with its defaults:
 //             Vary: Accept-Encoding, bodies of 1 KB and more; and an export's NDJSON, which its filter leaves out),
-//             the Response's headers in its order, the body streamed chunk by chunk with backpressure (headers
-//             flushed with the first chunk), none for HEAD.
+//             the reply's headers in their order, its body written at once, or a stream's chunk by chunk with
+//             backpressure (headers flushed with the first chunk), none for HEAD.
 // The parity test (tests/e2e/parity.spec.ts) checks status, headers (names, order, values) and body against
 // `next start` of the same build. A failure here (a router that throws, which the API's pipeline never lets happen)
 // is a 500 in the API's error shape, never a crash.
@@ -16,11 +16,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Duplex } from "node:stream";
 import compression from "compression";
 import { overloadedAnswer } from "@/lib/public-api/admission";
-import { errorResponse } from "@/lib/public-api/error-response";
+import { errorReply } from "@/lib/public-api/error-response";
 import { NDJSON, baseHeaders } from "@/lib/public-api/headers";
+import type { Reply } from "@/lib/public-api/reply";
 
-// The API as a Web handler (publicApi.fetch).
-export type WebHandler = (request: Request) => Promise<Response>;
+// The API, given a Web Request (publicApi.answer).
+export type ReplyHandler = (request: Request) => Promise<Reply>;
 
 // Answers a node request with the API (its URL as the front door passed it: a path and query).
 export type ApiHost = (req: IncomingMessage, res: ServerResponse, url: string) => void;
@@ -28,13 +29,13 @@ export type ApiHost = (req: IncomingMessage, res: ServerResponse, url: string) =
 // The origin of the URL the router sees: the API builds no link from it (links come from PUBLIC_BASE_URL), and a
 // client's Host header is never trusted.
 const ORIGIN = "http://localhost";
-// Response headers never copied from a Response: the body may be re-encoded, and node frames it itself.
+// Headers never copied from a reply: the body may be re-encoded, and node frames it itself.
 const FRAMING = new Set(["content-length", "content-encoding", "transfer-encoding"]);
 const noop = () => {};
 
 // What the compression middleware encodes: what its default filter takes (a type that mime-db marks compressible,
 // as `next start`'s), and an export's NDJSON, which mime-db does not list (one JSON object per line: it shrinks as
-// JSON does, 6.9 to 1 for the demo's products read whole). Each chunk is flushed as it is written (writeResponse),
+// JSON does, 6.9 to 1 for the demo's products read whole). Each chunk is flushed as it is written (writeReply),
 // so a batch of an export reaches the client compressed as soon as it is read.
 const compressible: compression.CompressionFilter = (req, res) =>
   compression.filter(req, res) || String(res.getHeader("Content-Type") ?? "").startsWith(NDJSON);
@@ -52,7 +53,7 @@ const EXPORT_PREFIX = "/public/v1/export/";
 // while requests piled up in the sockets, unread.
 // Measured: bench/README.md#the-api-host
 export function createApiHost(
-  api: WebHandler,
+  api: ReplyHandler,
   opts: { compress: boolean; refusesNow?: (method: string, pathname: string) => boolean },
 ): ApiHost {
   const refusesNow = opts.refusesNow;
@@ -164,41 +165,47 @@ function closedSignal(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-// Calls the API and writes its Response; a throw is answered with a 500 in the API's shape.
-async function answer(req: IncomingMessage, res: ServerResponse, call: () => Promise<Response> | Response) {
-  let response: Response;
+// Calls the API and writes its reply; a throw is answered with a 500 in the API's shape.
+async function answer(req: IncomingMessage, res: ServerResponse, call: () => Promise<Reply>) {
+  let reply: Reply;
   try {
-    response = await call();
-    if (!(response instanceof Response)) throw new TypeError("the API did not return a Response");
+    reply = await call();
+    if (typeof reply?.status !== "number") throw new TypeError("the API did not return a reply");
   } catch (err) {
     const requestId = crypto.randomUUID();
-    response = errorResponse(err, requestId, baseHeaders(requestId), req.method === "HEAD");
+    reply = errorReply(err, requestId, baseHeaders(requestId), req.method === "HEAD");
   }
-  await writeResponse(req, res, response);
+  await writeReply(req, res, reply);
 }
 
-// Writes a Web Response to a node response: its status, its headers in order (framing aside), its body streamed.
-export async function writeResponse(
-  req: IncomingMessage,
-  res: ServerResponse,
-  response: Response,
-): Promise<void> {
+// Writes a reply to a node response: its status, its headers in order (framing aside), its body.
+export async function writeReply(req: IncomingMessage, res: ServerResponse, reply: Reply): Promise<void> {
+  const body = reply.body;
+  const stream = body instanceof ReadableStream ? body : undefined;
   if (res.destroyed) {
-    await response.body?.cancel().catch(noop);
+    await stream?.cancel().catch(noop);
     return;
   }
-  res.statusCode = response.status;
-  res.statusMessage = response.statusText;
-  response.headers.forEach((value, name) => {
+  res.statusCode = reply.status;
+  reply.headers.forEach((value, name) => {
     if (!FRAMING.has(name)) res.appendHeader(name, value);
   });
-  const body = response.body;
-  if (!body || req.method === "HEAD") {
-    if (body) await body.cancel().catch(noop);
+  if (body === null || req.method === "HEAD") {
+    await stream?.cancel().catch(noop);
     res.end();
     return;
   }
-  const reader = body.getReader();
+  // Headers, body and end in one system call (writev), as a stream's first chunk goes below; the compression
+  // middleware's flush sends a compressed body whole.
+  if (!stream) {
+    res.cork();
+    res.flushHeaders();
+    res.write(body);
+    (res as ServerResponse & { flush?: () => void }).flush?.();
+    res.end();
+    return;
+  }
+  const reader = stream.getReader();
   // Headers flushed with the first chunk, each chunk, the end, sent in one system call when the body is ready at
   // once (the API's JSON): the socket stays corked until the next read settles or the next tick, whichever comes
   // first, so a body that streams slowly still goes out chunk by chunk. Three calls instead cost much of the fast

@@ -16,7 +16,7 @@ export type { ApiHost } from "./api-host";
 // The host of the public API for npm start: gzip as `next start` sends it (next.config leaves `compress` on), and the
 // requests the admission refuses answered before they are built.
 export function publicApiHost(): ApiHost {
-  return createApiHost((request) => publicApi.fetch(request), {
+  return createApiHost((request) => publicApi.answer(request), {
     compress: true,
     refusesNow: (method, pathname) => publicApi.refusesNow(method, pathname),
   });

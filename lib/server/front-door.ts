@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { BASELINE_SECURITY_HEADERS } from "@/lib/portal/csp";
 import { PublicApiError, errorBody } from "@/lib/public-api/api-errors";
 import { plainError } from "@/lib/public-api/error-response";
+import { toResponse } from "@/lib/public-api/reply";
 import { baseHeaders } from "@/lib/public-api/headers";
 import { SENT_QUERY_HEADER } from "@/lib/public-api/params";
 
@@ -82,14 +83,16 @@ export function frontDoor(
   const media = /^\/media(?:\/|$)/.test(resolved);
 
   if (!KNOWN_METHODS.has(method)) {
-    if (api) return { kind: "answer", response: plainError("PUBLIC_API_METHOD_NOT_ALLOWED", method) };
+    if (api)
+      return { kind: "answer", response: toResponse(plainError("PUBLIC_API_METHOD_NOT_ALLOWED", method)) };
     return { kind: "answer", response: plainText(405, "Method Not Allowed", { Allow: APP_ALLOW }) };
   }
   // Two Authorization lines: which key was meant is unknown, so neither is used (node would keep the first).
   if (api && authorizationLines(rawHeaders) > 1)
-    return { kind: "answer", response: plainError("PUBLIC_API_KEY_INVALID", method) };
+    return { kind: "answer", response: toResponse(plainError("PUBLIC_API_KEY_INVALID", method)) };
   if (!decodes(rawPath)) {
-    if (api || media) return { kind: "answer", response: plainError("PUBLIC_API_INVALID_PATH", method) };
+    if (api || media)
+      return { kind: "answer", response: toResponse(plainError("PUBLIC_API_INVALID_PATH", method)) };
     return {
       kind: "pass",
       url: NOT_FOUND_PATH,

@@ -2,7 +2,8 @@
 // bound, a client gone, the long poll's step outside, the 503 it answers, and no place lost after thousands of
 // requests. The router's use of it over HTTP with a real database: tests/public-api/overload.test.ts.
 import { describe, expect, it } from "vitest";
-import { Admission, admissionSettings, overloadedResponse } from "@/lib/public-api/admission";
+import { Admission, admissionSettings, overloadedReply } from "@/lib/public-api/admission";
+import { toResponse } from "@/lib/public-api/reply";
 import { PublicApiError } from "@/lib/public-api/api-errors";
 import { loadConfig } from "@/lib/config";
 
@@ -231,7 +232,7 @@ describe("admission", () => {
   });
 
   it("answers the contract's 503 with Retry-After, its body exact; none for HEAD", async () => {
-    const res = overloadedResponse("GET");
+    const res = toResponse(overloadedReply("GET"));
     expect(res.status).toBe(503);
     const requestId = res.headers.get("x-request-id");
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -246,7 +247,7 @@ describe("admission", () => {
       code: "PUBLIC_API_UNAVAILABLE",
       requestId,
     });
-    const head = overloadedResponse("HEAD");
+    const head = toResponse(overloadedReply("HEAD"));
     expect(head.status).toBe(503);
     expect(head.headers.get("retry-after")).toBe("5");
     expect(await head.text()).toBe("");

@@ -34,7 +34,7 @@ describe.each([
       w.f.db,
     );
     setRuntime(rt);
-    const host = createApiHost((request) => publicApi.fetch(request), { compress: false });
+    const host = createApiHost((request) => publicApi.answer(request), { compress: false });
     server = http.createServer((req, res) => host(req, res, req.url!));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -163,7 +163,7 @@ describe.each(["pglite", "pg"] as const)("preview `export` on %s", (driver) => {
   });
 
   it("gzip through npm start's host when asked for, identity otherwise; the route file adds no encoding", async () => {
-    const host = createApiHost((request) => publicApi.fetch(request), { compress: true });
+    const host = createApiHost((request) => publicApi.answer(request), { compress: true });
     const server = http.createServer((req, res) => host(req, res, req.url!));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as AddressInfo).port;

@@ -41,7 +41,7 @@ describe("overload, on a node:http server with Postgres", () => {
     const host = createApiHost(
       (request) => {
         routed++;
-        return publicApi.fetch(request);
+        return publicApi.answer(request);
       },
       { compress: false, refusesNow: publicApi.refusesNow },
     );

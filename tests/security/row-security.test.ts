@@ -10,6 +10,7 @@ import { rowSecuritySettings } from "@/lib/catalog/row-security";
 import { loadConfig } from "@/lib/config";
 import { parseQuery } from "@/lib/public-api/params";
 import { withPublicApi } from "@/lib/public-api/pipeline";
+import { toResponse } from "@/lib/public-api/reply";
 import { createRuntime } from "@/lib/runtime";
 import { setupApi, swapRuntime, type ApiFixture } from "../support/api";
 
@@ -168,10 +169,12 @@ describe.each(["pglite", "pg"] as const)("row security on %s", (driver) => {
     { scope: "products:read", query: productsQuery },
   );
   const callBuggy = async () => {
-    const res = await buggy(
-      new Request("http://api.test/public/v1/products", {
-        headers: { authorization: `Bearer ${fx.acme.full}` },
-      }),
+    const res = toResponse(
+      await buggy(
+        new Request("http://api.test/public/v1/products", {
+          headers: { authorization: `Bearer ${fx.acme.full}` },
+        }),
+      ),
     );
     expect(res.status).toBe(200);
     return (await res.json()) as { orgs: string[]; other: { rows: number; total: number } };

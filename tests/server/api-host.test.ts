@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { publicApi } from "@/lib/public-api/router";
+import type { Reply } from "@/lib/public-api/reply";
 import { createApiHost, type ApiHost } from "@/lib/server/api-host";
 import { setupWritePreview, type WriteFixture } from "../support/write-preview";
 
@@ -58,12 +59,15 @@ describe("on a node:http server", () => {
     }
     return big();
   };
-  // A stand-in for the router: echo, items, a throw and a non-Response.
-  const api = async (request: Request): Promise<Response> => {
+  // A stand-in for the router: echo, items, a throw and a non-reply; its answers written as Responses, given as
+  // their parts.
+  const reply = (r: Response): Reply => ({ status: r.status, headers: r.headers, body: r.body });
+  const api = async (request: Request): Promise<Reply> => {
     const path = new URL(request.url).pathname;
-    if (path === "/public/v1/echo") return echo(request);
-    if (path.startsWith("/public/v1/items/")) return item(request, path.slice("/public/v1/items/".length));
-    if (request.method === "POST") return "not a response" as unknown as Response;
+    if (path === "/public/v1/echo") return reply(await echo(request));
+    if (path.startsWith("/public/v1/items/"))
+      return reply(await item(request, path.slice("/public/v1/items/".length)));
+    if (request.method === "POST") return "not a reply" as unknown as Reply;
     throw new Error("boom");
   };
 
@@ -239,7 +243,7 @@ describe("the API's router behind its host (write preview on)", () => {
 
   beforeAll(async () => {
     w = await setupWritePreview("pglite");
-    const host = createApiHost((request) => publicApi.fetch(request), { compress: true });
+    const host = createApiHost((request) => publicApi.answer(request), { compress: true });
     server = http.createServer((req, res) => host(req, res, req.url!));
     server.keepAliveTimeout = 5_000;
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

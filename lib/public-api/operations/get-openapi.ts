@@ -17,8 +17,10 @@ export const getOpenApiOperation = defineOperation({
       json = JSON.stringify(document(baseUrl, { preview }));
       state.openApiDocuments.set(key, json);
     }
-    return new Response(request.method === "HEAD" ? null : json, {
+    return {
+      status: 200,
       headers: baseHeaders(randomUUID(), "public, max-age=300"),
-    });
+      body: request.method === "HEAD" ? null : json,
+    };
   },
 });
