@@ -1,5 +1,6 @@
 import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource, VersionsRead } from "@/lib/catalog/list/count-cache";
+import { jsonBytes } from "@/lib/catalog/list/rendered-list";
 import type { Runtime } from "@/lib/runtime";
 import { PublicApiError } from "./api-errors";
 import { answerTag, canonicalJson, noneMatchHits, pageKey } from "./page-cache";
@@ -54,7 +55,7 @@ export async function conditionalAnswer(opts: {
   if (page === undefined) {
     // An error is not a version of the answer: thrown before any validator is set, it carries neither the tag nor
     // the revalidation (the pipeline's `Cache-Control: private, no-store` stays).
-    const body = Buffer.from(JSON.stringify(await opts.run(seen)));
+    const body = jsonBytes(await opts.run(seen));
     page = { body, tag: answerTag({ orgId: key.orgId, path: opts.path, canonicalQuery }, body) };
     rt.part(apiState).pages.set(cacheKey, page);
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { catalogContext } from "@/lib/catalog/context";
+import { RenderedList, jsonBytes } from "@/lib/catalog/list/rendered-list";
 import { ProductMemory } from "@/lib/catalog/memory/product-memory";
 import { listProducts, productsQuery, type ProductsQuery } from "@/lib/catalog/resources/products";
 import { parseQuery } from "@/lib/public-api/params";
@@ -137,7 +138,10 @@ function suite(driver: Driver) {
             // walkChecks changes filtered pages only.
             if (i > 0 && /^(sort=[a-zA-Z]+\.(asc|desc)&perPage=100&page=\d+)?$/.test(q)) continue;
             statements.length = 0;
-            expect(await answer(fast, q), `${q} after ${write.slice(0, 60)} (index ${i})`).toEqual(plain);
+            const got = await answer(fast, q);
+            expect(got, `${q} after ${write.slice(0, 60)} (index ${i})`).toEqual(plain);
+            // And its bytes: a page the index holds is its items' JSON as kept since each product last changed.
+            expect(jsonBytes(got).toString(), q).toBe(JSON.stringify(plain));
             // A page in one sort, filtered or not, however deep, is read after the index's catch-up with no count and
             // no offset. Not a search whose fold holds a LIKE wildcard.
             if (!/,|%25/.test(q)) {
@@ -145,12 +149,14 @@ function suite(driver: Driver) {
                 statements.filter((s) => /count\(|offset/.test(s)),
                 q,
               ).toEqual([]);
-              // Without a channel, not even the rows: the index holds them.
-              if (!q.includes("channelId"))
+              // Without a channel, not even the rows: the index holds them, rendered.
+              if (!q.includes("channelId")) {
                 expect(
                   statements.filter((s) => /p\.id = any/.test(s)),
                   q,
                 ).toEqual([]);
+                if (!("error" in got)) expect(got, q).toBeInstanceOf(RenderedList);
+              }
             }
           }
         }

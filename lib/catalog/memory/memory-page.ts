@@ -4,17 +4,19 @@ import type { Statement } from "@/lib/catalog/sql";
 import type { ProductRow } from "./product-columns";
 import type { ProductIndex } from "./product-index";
 
-// A page the organization's index both picks and holds the rows of (a product item's columns): read from the index
-// once it is caught up to at least the feed's head `head` (read with the answer's versions, in their statement; else
-// here), no statement of rows. The index at any cursor is one snapshot of the products; one at or past the head
-// shows every change committed before the request. Undefined when the index is gone, stays behind after two
-// catch-ups, or does not hold a row as SQL would read it: the caller's statements answer.
+// A page the organization's index both picks and holds the items of (`render` of a product item's columns, as the
+// index keeps it: ProductColumns.itemJson): read from the index once it is caught up to at least the feed's head
+// `head` (read with the answer's versions, in their statement; else here), no statement of rows. The index at any
+// cursor is one snapshot of the products; one at or past the head shows every change committed before the request.
+// Undefined when the index is gone, stays behind after two catch-ups, or does not hold a row as SQL would read it:
+// the caller's statements answer.
 export async function heldPage(
   ctx: CatalogContext,
   orgId: string,
   pick: (idx: ProductIndex) => { slots: number[]; total: number },
+  render: (row: ProductRow) => string,
   head?: string,
-): Promise<{ rows: ProductRow[]; total: number; cursor: string } | undefined> {
+): Promise<{ items: Uint8Array[]; total: number; cursor: string } | undefined> {
   const memory = ctx.memory;
   if (!memory?.index(orgId)) return undefined;
   const at = BigInt(head ?? (await memory.head(ctx, orgId)));
@@ -25,13 +27,13 @@ export async function heldPage(
   }
   if (!idx || BigInt(idx.cursor) < at) return undefined;
   const { slots, total } = pick(idx);
-  const rows: ProductRow[] = [];
+  const items: Uint8Array[] = [];
   for (const slot of slots) {
-    const row = idx.rowAt(slot);
-    if (!row) return undefined;
-    rows.push(row);
+    const item = idx.itemJson(slot, render);
+    if (!item) return undefined;
+    items.push(item);
   }
-  return { rows, total, cursor: idx.cursor };
+  return { items, total, cursor: idx.cursor };
 }
 
 // A page whose rows an organization's index in memory picks (a slice of one of its orders) and a statement reads by

@@ -18,6 +18,15 @@ export class PackedTexts {
     return this.bytes.toString("utf8", s, s + n);
   }
 
+  /** The UTF-8 bytes of a slot's text (none when never set or empty): a view that stays as it is, since bytes
+   * written are never written again (a text set again is appended, and reclaiming copies into a new buffer). */
+  bytesOf(slot: number): Uint8Array | undefined {
+    const n = this.length[slot] ?? 0;
+    if (n === 0) return undefined;
+    const s = this.start[slot]!;
+    return this.bytes.subarray(s, s + n);
+  }
+
   /** Sets a slot's text (slots are small, dense integers). */
   set(slot: number, text: string): void {
     if (slot >= this.start.length) this.widen(slot + 1);

@@ -65,6 +65,9 @@ export abstract class ProductColumns {
   protected readonly families = new Interned();
   protected readonly categories = new Interned();
   protected readonly labels = new PackedTexts();
+  /** Each product's item as JSON (itemJson), rendered when first read and cleared when its slot is. */
+  protected readonly items = new PackedTexts();
+  private renderedBy: ((row: ProductRow) => string) | undefined;
 
   // Every order given room for `next` slots (the columns grew).
   protected abstract widened(next: number, widen: (o: Int32Array) => Int32Array): void;
@@ -87,6 +90,7 @@ export abstract class ProductColumns {
     this.family[slot] = this.families.id(r.family_id, r.family_label);
     this.category[slot] = this.categories.id(r.category_id, r.category_label);
     this.labels.set(slot, r.label);
+    this.items.clear(slot);
     this.slotOf.set(r.id, slot);
     return slot;
   }
@@ -123,15 +127,31 @@ export abstract class ProductColumns {
     };
   }
 
+  /** The UTF-8 JSON of the item of the product in a slot in use, `render(rowAt(slot))`: rendered on its first read
+   * and kept until the product changes (a page of a hundred items is then joined, not built). None when rowAt has
+   * none. One `render` per index: another drops what the first rendered. */
+  itemJson(slot: number, render: (row: ProductRow) => string): Uint8Array | undefined {
+    if (render !== this.renderedBy) {
+      if (this.renderedBy) for (let s = 0; s < this.used; s++) this.items.clear(s);
+      this.renderedBy = render;
+    }
+    const kept = this.items.bytesOf(slot);
+    if (kept) return kept;
+    const row = this.rowAt(slot);
+    if (!row) return undefined;
+    this.items.set(slot, render(row));
+    return this.items.bytesOf(slot);
+  }
+
   // Approximate bytes of the columns: strings at two bytes a character plus their headers, the arrays (and
-  // `orderBytes` a slot for the subclass's orders), the id map, the packed labels.
+  // `orderBytes` a slot for the subclass's orders), the id map, the packed labels and items.
   protected columnBytes(orderBytes: number): number {
     let chars = 0;
     for (let s = 0; s < this.ids.length; s++) {
       chars += this.ids[s]!.length + this.identifiers[s]!.length + this.searches[s]!.length;
     }
     const perSlot = 4 + 8 + 1 + 4 + 4 + orderBytes + 3 * 8 + 3 * 16 + 40;
-    return chars + this.labelAt.length * perSlot + this.labels.approximateBytes;
+    return chars + this.labelAt.length * perSlot + this.labels.approximateBytes + this.items.approximateBytes;
   }
 
   // Room for `size` slots in every column and order.

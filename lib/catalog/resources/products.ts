@@ -4,6 +4,7 @@ import type { CatalogContext } from "@/lib/catalog/context";
 import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
 import { countKey, versionColumn, type VersionsRead } from "@/lib/catalog/list/count-cache";
 import { pagination, readList, type ListResult } from "@/lib/catalog/list/engine";
+import { RenderedList } from "@/lib/catalog/list/rendered-list";
 import { filterWalks, searchWalks, walkFits } from "@/lib/catalog/list/search-walk";
 import { heldPage, pageFromMemory } from "@/lib/catalog/memory/memory-page";
 import type { ProductRow } from "@/lib/catalog/memory/product-columns";
@@ -79,6 +80,10 @@ export function productItem(r: ProductRow): Product {
     updatedAt: r.updated_at,
   };
 }
+
+// A product item's JSON from its row, as the index in memory keeps it (one function: the index keeps what one
+// renders).
+const productItemJson = (r: ProductRow): string => JSON.stringify(productItem(r));
 
 // The query of a products list: page, search, sort and filters.
 export const productsQuery = defineQuery({
@@ -198,13 +203,13 @@ async function orderedFromMemory(
     total: idx.count(f),
   });
   if (!q.channelId) {
-    const held = await heldPage(ctx, orgId, pick, seen?.feedHead);
+    const held = await heldPage(ctx, orgId, pick, productItemJson, seen?.feedHead);
     if (held) {
       // The unfiltered total, remembered at the version read with that head: what a search's plan choice weighs
       // its matches against.
       if (seen && held.cursor === seen.feedHead && !filtered)
         rememberTotal(ctx, orgId, seen.version, held.total);
-      return { data: held.rows.map(productItem), pagination: pagination(q.page, q.perPage, held.total) };
+      return new RenderedList<Product>(held.items, pagination(q.page, q.perPage, held.total));
     }
   }
   const page = await pageFromMemory<Row>(ctx, orgId, pick, (ids) => {
