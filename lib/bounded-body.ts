@@ -10,7 +10,10 @@ export class BodyTooLargeError extends Error {
 }
 
 // The request's body, at most `limit` bytes; throws BodyTooLargeError (the rest is never read) past it.
-export async function readBoundedBody(request: Request, limit: number): Promise<Buffer> {
+export async function readBoundedBody(
+  request: { headers: { get(name: string): string | null }; body: ReadableStream<Uint8Array> | null },
+  limit: number,
+): Promise<Buffer> {
   // The declared length first: nothing is read of a body that says it is too large.
   if (Number(request.headers.get("content-length") ?? "0") > limit) throw new BodyTooLargeError(limit);
   const chunks: Uint8Array[] = [];

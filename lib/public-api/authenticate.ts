@@ -5,6 +5,7 @@ import type { Runtime } from "@/lib/runtime";
 import { clientAddress } from "./client-address";
 import { UNAVAILABLE_RETRY_AFTER } from "./error-response";
 import { PublicApiError } from "./api-errors";
+import type { ApiRequest } from "./api-request";
 import { setRateLimitHeaders } from "./headers";
 import { apiState } from "./state";
 
@@ -12,7 +13,7 @@ import { apiState } from "./state";
 // of a key that exists but is refused (revoked or expired): its organization's usage and request log show that 401,
 // the first thing its owner looks for when an integrator's calls start failing.
 export async function authenticate(
-  request: Request,
+  request: ApiRequest,
   rt: Runtime,
   headers: Headers,
   now: number,
@@ -52,7 +53,7 @@ export const KEY_QUERY_PARAMS = ["api_key", "apikey", "api-key", "key", "access_
 // end up in logs, proxies and browser histories): the message names the parameter, never its value, and says where
 // the key goes. Same code as any missing key: the API reads keys from one place only, and a client branching on the
 // code must do the same thing (send the header); only the text for the person reading it differs.
-function keyMissing(request: Request): PublicApiError {
+function keyMissing(request: ApiRequest): PublicApiError {
   const names = [...new URL(request.url).searchParams.keys()];
   const inQuery = names.find((n) => (KEY_QUERY_PARAMS as readonly string[]).includes(n.toLowerCase()));
   if (inQuery === undefined) return new PublicApiError("PUBLIC_API_KEY_MISSING");
@@ -65,7 +66,7 @@ export function keyInQueryMessage(name: string): string {
 }
 
 // The 429 of an address still blocked for failing authentication, else undefined.
-function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError | undefined {
+function authBlocked(request: ApiRequest, rt: Runtime, now: number): PublicApiError | undefined {
   if (!rt.config.RATE_LIMIT_ENABLED) return undefined;
   const ip = clientAddress(request.headers);
   const until = rt.part(apiState).authBlocks.get(ip);
@@ -82,7 +83,12 @@ function authBlocked(request: Request, rt: Runtime, now: number): PublicApiError
 }
 
 // Counts a failed authentication against its client address; over the limit, the address is blocked (429).
-async function countAuthFailure(request: Request, rt: Runtime, headers: Headers, now: number): Promise<void> {
+async function countAuthFailure(
+  request: ApiRequest,
+  rt: Runtime,
+  headers: Headers,
+  now: number,
+): Promise<void> {
   const ip = clientAddress(request.headers);
   const r = await limit(rt.limiters.authFailure, `ip:${ip}`);
   setRateLimitHeaders(headers, "auth-failures", rt.config.AUTH_FAILURE_WINDOW_SECONDS, r, now);

@@ -2,6 +2,7 @@ import type { CatalogContext } from "@/lib/catalog/context";
 import type { CatalogResource, VersionsRead } from "@/lib/catalog/list/count-cache";
 import { jsonBytes } from "@/lib/catalog/list/rendered-list";
 import type { Runtime } from "@/lib/runtime";
+import type { ApiRequest } from "./api-request";
 import { PublicApiError } from "./api-errors";
 import { answerTag, canonicalJson, noneMatchHits, pageKey } from "./page-cache";
 import type { Reply } from "./reply";
@@ -28,7 +29,7 @@ export function checkIfNoneMatch(header: string | null): void {
 // tag is hashed from its bytes, the entry is stored under the new versions, and the If-None-Match is compared with
 // that tag: a write that left this answer as it was still gets a 304. The tag thus changes exactly when the bytes do.
 export async function conditionalAnswer(opts: {
-  request: Request;
+  request: ApiRequest;
   headers: Headers;
   rt: Runtime;
   catalog: CatalogContext;
@@ -67,7 +68,7 @@ export async function conditionalAnswer(opts: {
 
 // Gives an answer its strong tag, revalidated by every client and never shared (Vary: Authorization); the 304 when
 // the request's If-None-Match holds the tag, else undefined (the caller sends the body).
-function revalidate(request: Request, headers: Headers, tag: string): Reply | undefined {
+function revalidate(request: ApiRequest, headers: Headers, tag: string): Reply | undefined {
   headers.set("ETag", tag);
   headers.set("Cache-Control", "private, no-cache");
   headers.set("Vary", "Authorization");

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "@/db/client";
 import { writeIssue } from "@/lib/catalog/writes/write-issues";
 import { PublicApiError } from "./api-errors";
+import type { ApiRequest } from "./api-request";
 
 // The Idempotency-Key of a write (IETF httpapi idempotency-key draft, Stripe): per API key, kept 24 h. The first
 // request claims the key; its answer is stored by the write's own transaction; a retry with the same body gets that
@@ -22,7 +23,7 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 
 // The request's Idempotency-Key, or undefined without one: visible ASCII, 1 to 255 characters; the draft's
 // structured-field form ("…" in double quotes) is read as the string inside.
-export function idempotencyKeyOf(request: Request): string | undefined {
+export function idempotencyKeyOf(request: ApiRequest): string | undefined {
   const raw = request.headers.get("idempotency-key");
   if (raw === null) return undefined;
   let key = raw.trim();

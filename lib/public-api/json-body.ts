@@ -1,6 +1,7 @@
 import { BodyTooLargeError, readBoundedBody } from "@/lib/bounded-body";
 import { writeIssue } from "@/lib/catalog/writes/write-issues";
 import { PublicApiError } from "./api-errors";
+import type { ApiRequest } from "./api-request";
 
 // Largest JSON body a write accepts, in bytes.
 export const WRITE_BODY_LIMIT = 64 * 1024;
@@ -37,7 +38,7 @@ export const BODY_ERRORS = {
 };
 
 // A write's body: JSON by its content type (415), at most WRITE_BODY_LIMIT bytes (413), parsed (400).
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: ApiRequest): Promise<unknown> {
   const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw BODY_ERRORS.unsupportedType(type);
   let text: string;

@@ -7,6 +7,7 @@ import type { QueryDef } from "@/lib/catalog/list/query-grammar";
 import type { Config } from "@/lib/config";
 import type { PreviewFeature } from "@/lib/preview";
 import type { Admission } from "./admission";
+import type { ApiRequest } from "./api-request";
 import type { Json } from "./openapi/json-schema";
 import { withPublicApi, type ApiHandler, type PathParams, type ScopeRequirement } from "./pipeline";
 import type { Reply } from "./reply";
@@ -63,7 +64,7 @@ export interface KeyedOperationDef<Q, P extends string> extends Declared<P> {
 // What an operation answered from memory receives: its request, the configuration, the API's state, and the
 // OpenAPI document's builder.
 export interface FreeContext {
-  request: Request;
+  request: ApiRequest;
   config: Config;
   state: ApiState;
   document: (baseUrl: string, options: OpenApiOptions) => Json;
@@ -80,7 +81,7 @@ export interface FreeOperationDef<P extends string> extends Declared<P> {
 // inferred from its query definition.
 export type KeyedOperation<Q = unknown, P extends string = string> = KeyedOperationDef<Q, P> & {
   free?: undefined;
-  handle: (request: Request, params: PathParams, admission?: Admission) => Promise<Reply>;
+  handle: (request: ApiRequest, params: PathParams, admission?: Admission) => Promise<Reply>;
 };
 
 // An operation as the router holds it, whatever its query.

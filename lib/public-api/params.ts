@@ -1,6 +1,7 @@
 import { paramsOn, type ParamDef, type QueryDef, type Refusal } from "@/lib/catalog/list/query-grammar";
 import type { PreviewFeature } from "@/lib/preview";
 import { PublicApiError } from "./api-errors";
+import type { ApiRequest } from "./api-request";
 import {
   acceptsText,
   invalidParamText,
@@ -17,7 +18,7 @@ import {
 export const SENT_QUERY_HEADER = "x-public-api-sent-query";
 
 // The query parameters of a request as the client sent them: SENT_QUERY_HEADER when present, else the URL's.
-export function sentQuery(request: Request, url: URL): URLSearchParams {
+export function sentQuery(request: ApiRequest, url: URL): URLSearchParams {
   const sent = request.headers.get(SENT_QUERY_HEADER);
   return sent === null ? url.searchParams : new URLSearchParams(sent);
 }

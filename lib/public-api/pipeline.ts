@@ -16,6 +16,7 @@ import { checkIfNoneMatch, conditionalAnswer } from "./conditional";
 import { observeRequest } from "@/lib/usage/observe";
 import { errorAnswer, toPublicApiError } from "./error-response";
 import type { Admission } from "./admission";
+import type { ApiRequest } from "./api-request";
 import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
@@ -29,7 +30,7 @@ export type PathParams = Readonly<Record<string, string>>;
 // What a handler receives: the key's organization (the only one it may read), the parsed query, and what it reads
 // and writes through (the database, the catalog, the configuration, the API's state it needs).
 export interface ApiContext<Q> {
-  request: Request;
+  request: ApiRequest;
   requestId: string;
   org: { id: string; slug: string };
   key: KeyRecord;
@@ -86,7 +87,7 @@ export function withPublicApi<Q>(
      * bytes, 304 on If-None-Match. */
     conditional?: readonly CatalogResource[];
   },
-): (request: Request, params?: PathParams, admission?: Admission) => Promise<Reply> {
+): (request: ApiRequest, params?: PathParams, admission?: Admission) => Promise<Reply> {
   const scopesOf = (r: ScopeRequirement): readonly Scope[] => (typeof r === "string" ? [r] : r);
   const perPath = typeof opts.scope === "function" ? opts.scope : undefined;
   const fixed = typeof opts.scope === "function" ? [] : scopesOf(opts.scope);

@@ -8,6 +8,7 @@ import { previewOn } from "@/lib/preview";
 import { overloadedReply } from "./admission";
 import { plainError } from "./error-response";
 import { preflightReply } from "./headers";
+import type { ApiRequest } from "./api-request";
 import type { Method, Operation } from "./operation";
 import { buildOpenApiDocument } from "./openapi/document";
 import { OPERATIONS, type OperationPath } from "./operations";
@@ -103,7 +104,7 @@ const preflight = (resource: Resource): Promise<Reply> => Promise.resolve(prefli
 
 // Answers a request for a resource: its operation (admitted, unless answered from memory), the preflight, or a 405
 // naming the methods allowed (a resource of preview features that are all off: 404).
-function dispatch(resource: Resource, request: Request, params: PathParams): Promise<Reply> {
+function dispatch(resource: Resource, request: ApiRequest, params: PathParams): Promise<Reply> {
   if (!exists(resource, params)) return notFound(request.method);
   const op = operation(resource, request.method);
   if (op?.free) {
@@ -125,7 +126,7 @@ function dispatch(resource: Resource, request: Request, params: PathParams): Pro
 // by a request that waits (building it costs; lib/server/api-host.ts): a client gone leaves the queue.
 async function admitted(
   op: Extract<Operation, { handle: unknown }>,
-  request: Request,
+  request: ApiRequest,
   params: PathParams,
 ): Promise<Reply> {
   const { admission } = getRuntime().part(apiState);
@@ -152,7 +153,7 @@ function methods(answer: (request: Request) => Promise<Reply>): Omit<RouteHandle
 // a Web Response (the tests); `route` gives a route file the handlers of the path Next.js routed to it; `notFound`
 // those of a catch-all route.
 export const publicApi = {
-  answer(request: Request): Promise<Reply> {
+  answer(request: ApiRequest): Promise<Reply> {
     const found = match(new URL(request.url).pathname);
     return found ? dispatch(found.resource, request, found.params) : notFound(request.method);
   },

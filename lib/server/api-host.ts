@@ -1,5 +1,5 @@
 // npm start's host of the public API: a request under /public/ is answered by the API's router (lib/public-api/
-// router.ts, `(Request) => Promise<Reply>`) on node:http, with nothing of Next.js around it (nothing reads Next.js'
+// router.ts, `(ApiRequest) => Promise<Reply>`) on node:http, with nothing of Next.js around it (nothing reads Next.js'
 // build internals). Everything else goes to Next.js.
 //
 //   request:  URL `http://localhost` + the path (dot segments resolved by the front door) + the query as sent; the
@@ -12,16 +12,17 @@
 // The parity test (tests/e2e/parity.spec.ts) checks status, headers (names, order, values) and body against
 // `next start` of the same build. A failure here (a router that throws, which the API's pipeline never lets happen)
 // is a 500 in the API's error shape, never a crash.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { Duplex } from "node:stream";
 import compression from "compression";
 import { overloadedAnswer } from "@/lib/public-api/admission";
 import { errorReply } from "@/lib/public-api/error-response";
 import { NDJSON, baseHeaders } from "@/lib/public-api/headers";
+import type { ApiRequest } from "@/lib/public-api/api-request";
 import type { Reply } from "@/lib/public-api/reply";
 
-// The API, given a Web Request (publicApi.answer).
-export type ReplyHandler = (request: Request) => Promise<Reply>;
+// The API (publicApi.answer).
+export type ReplyHandler = (request: ApiRequest) => Promise<Reply>;
 
 // Answers a node request with the API (its URL as the front door passed it: a path and query).
 export type ApiHost = (req: IncomingMessage, res: ServerResponse, url: string) => void;
@@ -98,8 +99,11 @@ function refuse(req: IncomingMessage, res: ServerResponse, method: string, compr
   res.end(body);
 }
 
-// The Web Request of a node request.
-export function toRequest(req: IncomingMessage, res: ServerResponse, url: string): Request {
+// The request the API reads (ApiRequest) of a node request: a read's made of the node request itself
+// (NodeReadRequest), a write's a Web Request streaming the node request's body.
+export function toRequest(req: IncomingMessage, res: ServerResponse, url: string): ApiRequest {
+  const method = req.method ?? "GET";
+  if (method === "GET" || method === "HEAD") return new NodeReadRequest(method, url, req.headers, res);
   const headers = new Headers();
   for (const name in req.headers) {
     const value = req.headers[name];
@@ -107,8 +111,6 @@ export function toRequest(req: IncomingMessage, res: ServerResponse, url: string
     if (typeof value === "string") headers.append(name, value);
     else for (const v of value) headers.append(name, v);
   }
-  const method = req.method ?? "GET";
-  if (method === "GET" || method === "HEAD") return new HandlerRequest(url, { method, headers }, res);
   // A body: the node request, streamed; its signal is needed at once (undici ties the body's stream to it).
   const signal = closedSignal(res);
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
@@ -135,20 +137,32 @@ function webStream(req: IncomingMessage): ReadableStream<Uint8Array> {
   });
 }
 
-// A Request whose `signal` (aborted when the client goes away, as Next.js' is) is made when a handler first reads
-// it. Handing undici a signal at construction costs an AbortController, a WeakRef and a FinalizationRegistry
-// entry per request, which survive young-generation collections: under load they were promoted by the megabyte
-// and set off the old-space collections behind the tail latency.
-// Measured: bench/README.md#the-api-host
+// A read (GET, HEAD) as the API reads it: no body; a header by name as a Web Request's Headers give it (a repeated
+// one joined by ", "); a `signal` (aborted when the client goes away, as Next.js' is) made when a handler first reads
+// it. Handing undici a signal cost an AbortController, a WeakRef and a FinalizationRegistry entry per request, which
+// survive young-generation collections: under load they were promoted by the megabyte and set off the old-space
+// collections behind the tail latency. Measured: bench/README.md#the-api-host
 // The API's handlers never read it; a handler that does gets the same signal as before.
-class HandlerRequest extends Request {
+class NodeReadRequest implements ApiRequest {
+  readonly body = null;
+  readonly headers: ApiRequest["headers"];
   #res: ServerResponse;
   #signal: AbortSignal | undefined;
-  constructor(url: string, init: RequestInit, res: ServerResponse) {
-    super(url, init);
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    headers: IncomingHttpHeaders,
+    res: ServerResponse,
+  ) {
+    this.headers = {
+      get(name) {
+        const value = headers[name.toLowerCase()];
+        return value === undefined ? null : typeof value === "string" ? value : value.join(", ");
+      },
+    };
     this.#res = res;
   }
-  override get signal(): AbortSignal {
+  get signal(): AbortSignal {
     return (this.#signal ??= closedSignal(this.#res));
   }
 }

@@ -10,7 +10,7 @@ import type { UsageRecorder } from "./recorder";
 export interface Observed {
   key: KeyRecord;
   requestId: string;
-  request: Request;
+  request: { method: string; url: string };
   status: number;
   /** The error body's `code`, for an error. */
   code: string | null;

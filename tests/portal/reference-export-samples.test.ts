@@ -29,7 +29,7 @@ beforeAll(async () => {
     [fx.acme.orgId],
   );
   head = row!.head;
-  const host = createApiHost((request) => publicApi.fetch(request), { compress: true });
+  const host = createApiHost((request) => publicApi.answer(request), { compress: true });
   server = http.createServer((req, res) => {
     if (cutAfter !== undefined) {
       // A connection lost half-way: the headers and the first `cutAfter` bytes of the body (mid-line), then nothing.

@@ -20,7 +20,7 @@ export async function startApiServer(
   env: Record<string, string> = {},
 ): Promise<ApiServer> {
   const fx = await setupApi(driver, env);
-  const host = createApiHost((request) => publicApi.fetch(request), {
+  const host = createApiHost((request) => publicApi.answer(request), {
     compress: true,
     refusesNow: (method, pathname) => publicApi.refusesNow(method, pathname),
   });
