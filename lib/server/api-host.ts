@@ -217,6 +217,9 @@ export async function writeReply(req: IncomingMessage, res: ServerResponse, repl
     res.write(body);
     (res as ServerResponse & { flush?: () => void }).flush?.();
     res.end();
+    // Compressed, the body reaches the socket after this tick, as zlib gives it, and node's own end comes last: the
+    // socket is not left corked until then (a write past its buffer would wait for a drain that never comes).
+    if (res.socket?.writableCorked) res.socket.uncork();
     return;
   }
   const reader = stream.getReader();

@@ -12,6 +12,13 @@ import type { Reply } from "@/lib/public-api/reply";
 import { createApiHost, type ApiHost } from "@/lib/server/api-host";
 import { setupWritePreview, type WriteFixture } from "../support/write-preview";
 
+const WHOLE = JSON.stringify(
+  Array.from(
+    { length: 40_000 },
+    (_, i) => ((i * 7919) % 100_003).toString(36) + "qwertzuiopasdfghjklyxcvbnm"[i % 26],
+  ),
+);
+
 describe("on a node:http server", () => {
   let server: http.Server;
   let port = 0;
@@ -66,6 +73,12 @@ describe("on a node:http server", () => {
   const api = async (request: ApiRequest): Promise<Reply> => {
     const path = new URL(request.url).pathname;
     if (path === "/public/v1/echo") return reply(await echo(request));
+    // A body given whole, as the API's JSON: far more than a socket's buffer (and than zlib's), of random letters
+    // that do not compress to nothing.
+    if (path === "/public/v1/whole") {
+      const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+      return { status: 200, headers, body: WHOLE };
+    }
     if (path.startsWith("/public/v1/items/"))
       return reply(await item(request, path.slice("/public/v1/items/".length)));
     if (request.method === "POST") return "not a reply" as unknown as Reply;
@@ -172,6 +185,15 @@ describe("on a node:http server", () => {
     const r = await call("GET", "/public/v1/echo", { "accept-encoding": "gzip" });
     expect(r.headers["content-encoding"]).toBe("gzip");
     expect(JSON.parse(gunzipSync(r.body).toString()).ok).toBe(true);
+  });
+
+  it("writes a body given whole, however large, compressed or not", async () => {
+    const plain = await call("GET", "/public/v1/whole");
+    expect(plain.status).toBe(200);
+    expect(plain.body.toString()).toBe(WHOLE);
+    const gzipped = await call("GET", "/public/v1/whole", { "accept-encoding": "gzip" });
+    expect(gzipped.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gzipped.body).toString()).toBe(WHOLE);
   });
 
   it("sends no body to HEAD", async () => {
