@@ -74,8 +74,8 @@ export const configSchema = z.object({
   /** The page cache of list answers: most entries and most bytes per instance; 0 entries: off. */
   PAGE_CACHE_MAX_ENTRIES: int(0, 1_000_000).default(5_000),
   PAGE_CACHE_MAX_BYTES: int(0, 4_294_967_296).default(64 * 1024 * 1024),
-  /** Products kept in memory per instance, all organizations together (about 250 bytes each; 0: none), and the
-   * fewest an organization needs for its own (lib/catalog/memory). */
+  /** Products kept in memory per instance, all organizations together (about 250 bytes each, 500 once its item was
+   * served; 0: none), and the fewest an organization needs for its own (lib/catalog/memory). */
   CATALOG_MEMORY_MAX_PRODUCTS: int(0, 100_000_000).default(2_000_000),
   CATALOG_MEMORY_MIN_PRODUCTS: int(0, 100_000_000).default(20_000),
   /** Days the change log keeps an event; a feed cursor older than that is answered 410 (preview feature `changes`). */
