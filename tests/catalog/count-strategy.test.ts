@@ -3,7 +3,7 @@ import type { Database, Queryable } from "@/db/client";
 import { migrate } from "@/db/migrate";
 import { listAttributes } from "@/lib/catalog/resources/attributes";
 import { catalogContext, type CatalogContext } from "@/lib/catalog/context";
-import { VERSION_SQL, countKey, exactTotalAt, type Counted } from "@/lib/catalog/list/count-cache";
+import { catalogVersions, countKey, exactTotalAt, type Counted } from "@/lib/catalog/list/count-cache";
 import { CountPendingError } from "@/lib/catalog/catalog-errors";
 import { listMedia } from "@/lib/catalog/resources/media";
 import { listProducts } from "@/lib/catalog/resources/products";
@@ -367,9 +367,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         countKey({ sql, params }),
         () => new Promise<Counted>((resolve) => (finish = resolve)),
       );
-      const [{ version }] = (await db.query<{ version: string }>(VERSION_SQL, [ORG, "products"])) as [
-        { version: string },
-      ];
+      const { version } = await catalogVersions(db, ORG, ["products"]);
       const pending = exactTotalAt(ctxOf(s), "products", { sql, params }, version);
       finish({ total: 99_999, version: "an older version" });
       const got = await pending;

@@ -1,7 +1,7 @@
 // Shared catalog version reads (lib/catalog/list/version-reads.ts), one function isolated on a stand-in
-// database whose statements answer when the test says, with the version of the moment they were sent (a snapshot):
-// concurrent requests of one (organization, resource) share reads, and a request never gets a read sent before it
-// asked.
+// database whose statements answer when the test says, with the versions of the moment they were sent (a snapshot):
+// concurrent requests of one organization share reads whatever resources they show, and a request never gets a read
+// sent before it asked.
 import { describe, expect, it } from "vitest";
 import type { Queryable } from "@/db/client";
 import { VersionReads } from "@/lib/catalog/list/version-reads";
@@ -14,7 +14,14 @@ function standIn() {
       return new Promise<R[]>((resolve, reject) => {
         state.sent.push({
           snapshot,
-          answer: () => resolve([{ version: String(snapshot), feed_head: String(snapshot * 10) }] as R[]),
+          // At snapshot n: products at n, families at 2n, media never changed (no row).
+          answer: () =>
+            resolve([
+              {
+                versions: { products: String(snapshot), families: String(2 * snapshot) },
+                feed_head: String(snapshot * 10),
+              },
+            ] as R[]),
           fail: () => reject(new Error("statement timeout")),
         });
       });
@@ -23,7 +30,7 @@ function standIn() {
   return { db, state };
 }
 
-// What a read sent at a snapshot gives.
+// What a read of products sent at a snapshot gives.
 const seen = (snapshot: number) => ({ version: String(snapshot), feedHead: String(snapshot * 10) });
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -67,20 +74,22 @@ describe("VersionReads", () => {
     await expect(Promise.all([a, b])).resolves.toEqual([seen(1), seen(1)]);
   });
 
-  it("keeps the resources of an organization apart: a read of products serves no request for families", async () => {
+  it("serves the requests of every resource of an organization with one read, each its own versions", async () => {
     const { db, state } = standIn();
     const reads = new VersionReads();
     const products = reads.read(db, "org_a", ["products"]);
+    state.version = 2;
     const families = reads.read(db, "org_a", ["families"]);
-    expect(state.sent).toHaveLength(2); // neither waits for the other's read
-    const again = reads.read(db, "org_a", ["products"]);
-    expect(state.sent).toHaveLength(2); // the next read of products, after the one in flight
-    for (const s of state.sent) s.answer();
-    await expect(Promise.all([products, families])).resolves.toEqual([seen(1), seen(1)]);
+    const detail = reads.read(db, "org_a", ["products", "media", "families"]);
+    expect(state.sent).toHaveLength(1); // both wait for the next read, sent after the one in flight
+    state.sent[0]!.answer();
+    await expect(products).resolves.toEqual(seen(1));
     await settle();
-    expect(state.sent).toHaveLength(3);
-    state.sent[2]!.answer();
-    await expect(again).resolves.toEqual(seen(1));
+    expect(state.sent).toHaveLength(2); // one read for both
+    state.sent[1]!.answer();
+    await expect(families).resolves.toEqual({ version: "4", feedHead: "20" });
+    // In the order asked, '0' for a resource never changed.
+    await expect(detail).resolves.toEqual({ version: "2.0.4", feedHead: "20" });
     expect(reads.size).toBe(0);
   });
 

@@ -108,29 +108,42 @@ export interface VersionsRead {
   feedHead: string;
 }
 
-// SQL of the current version of the resource in $2 for the organization in $1 ('0' before its first change), and of
-// the feed's head: two primary-key probes.
-export const VERSION_SQL = `select coalesce((select version::text from catalog_resource_versions
-    where org_id = $1 and resource = $2), '0') as version, ${FEED_HEAD_COLUMN}`;
+// SQL of the organization's current versions, every resource in one object (resource → version as text; a resource
+// before its first change has none), and of the feed's head: one range of the primary key, whatever the resources a
+// request shows, so that one read serves the requests of all of them.
+const ORG_VERSIONS_SQL = `select coalesce((select json_object_agg(resource, version::text) from catalog_resource_versions
+    where org_id = $1), '{}'::json) as versions, ${FEED_HEAD_COLUMN}`;
 
-// SQL of the current versions of the resources in $2 (a text[]) for the organization in $1, in that order, joined
-// by dots, and of the feed's head: one statement, a primary-key probe per resource.
-const VERSIONS_SQL = `select string_agg(coalesce(v.version::text, '0'), '.' order by r.n) as version, ${FEED_HEAD_COLUMN}
-  from unnest($2::text[]) with ordinality r(resource, n)
-  left join catalog_resource_versions v on v.org_id = $1 and v.resource = r.resource`;
+// What a read of an organization's versions saw, in one snapshot.
+export interface OrgVersions {
+  versions: Readonly<Record<string, string>>;
+  feedHead: string;
+}
 
-// The organization's current versions of the resources (what a list's or a detail's page-cache entries are keyed
-// by) and its feed's head, in one statement.
+// The organization's current versions of every resource and its feed's head, in one statement.
+export async function orgVersions(db: Queryable, orgId: string): Promise<OrgVersions> {
+  const [row] = await db.query<{ versions: Record<string, string>; feed_head: string }>(ORG_VERSIONS_SQL, [
+    orgId,
+  ]);
+  return { versions: row?.versions ?? {}, feedHead: String(row?.feed_head ?? "0") };
+}
+
+// The versions of the resources asked, in their order (what a list's or a detail's page-cache entries are keyed by),
+// from a read of all of them.
+export function versionsOf(read: OrgVersions, resources: readonly CatalogResource[]): VersionsRead {
+  return {
+    version: resources.map((r) => String(read.versions[r] ?? "0")).join("."),
+    feedHead: read.feedHead,
+  };
+}
+
+// The organization's current versions of the resources and its feed's head, in one statement.
 export async function catalogVersions(
   db: Queryable,
   orgId: string,
   resources: readonly CatalogResource[],
 ): Promise<VersionsRead> {
-  const [row] =
-    resources.length === 1
-      ? await db.query<{ version: string; feed_head: string }>(VERSION_SQL, [orgId, resources[0]!])
-      : await db.query<{ version: string; feed_head: string }>(VERSIONS_SQL, [orgId, resources]);
-  return { version: String(row?.version ?? "0"), feedHead: String(row?.feed_head ?? "0") };
+  return versionsOf(await orgVersions(db, orgId), resources);
 }
 
 // SQL of the resource's version as a column of another statement on the organization in $1 (one snapshot with its
