@@ -4,7 +4,7 @@ import { jsonBytes } from "@/lib/catalog/list/rendered-list";
 import type { Runtime } from "@/lib/runtime";
 import type { ApiRequest } from "./api-request";
 import { PublicApiError } from "./api-errors";
-import { answerTag, canonicalJson, noneMatchHits, pageKey } from "./page-cache";
+import { answerTag, noneMatchHits, pageKey } from "./page-cache";
 import type { Reply } from "./reply";
 import { apiState } from "./state";
 
@@ -36,13 +36,13 @@ export async function conditionalAnswer(opts: {
   key: { orgId: string; orgSlug: string };
   resources: readonly CatalogResource[];
   path: string;
-  query: unknown;
+  /** The parsed query's canonical JSON (ParsedQuery). */
+  canonicalQuery: string;
   /** Builds the answer, given what the version read saw (the feed's head with the versions). */
   run: (seen: VersionsRead) => Promise<unknown>;
 }): Promise<Reply> {
-  const { request, headers, rt, catalog, key } = opts;
+  const { request, headers, rt, catalog, key, canonicalQuery } = opts;
   const seen = await catalog.versions.read(catalog.db, key.orgId, opts.resources);
-  const canonicalQuery = canonicalJson(opts.query);
   const cacheKey = pageKey({
     orgId: key.orgId,
     orgSlug: key.orgSlug,

@@ -1,7 +1,9 @@
+import { BoundedMap } from "@/lib/bounded-map";
 import { paramsOn, type ParamDef, type QueryDef, type Refusal } from "@/lib/catalog/list/query-grammar";
 import type { PreviewFeature } from "@/lib/preview";
 import { PublicApiError } from "./api-errors";
 import type { ApiRequest } from "./api-request";
+import { canonicalJson } from "./page-cache";
 import {
   acceptsText,
   invalidParamText,
@@ -17,10 +19,42 @@ import {
 // which only restates its own query.
 export const SENT_QUERY_HEADER = "x-public-api-sent-query";
 
-// The query parameters of a request as the client sent them: SENT_QUERY_HEADER when present, else the URL's.
-export function sentQuery(request: ApiRequest, url: URL): URLSearchParams {
-  const sent = request.headers.get(SENT_QUERY_HEADER);
-  return sent === null ? url.searchParams : new URLSearchParams(sent);
+// The query string of a request as the client sent it (no `?`): SENT_QUERY_HEADER when present, else the URL's.
+export function sentQuery(request: ApiRequest, url: URL): string {
+  return request.headers.get(SENT_QUERY_HEADER) ?? url.search.slice(1);
+}
+
+// A query parsed and validated (parseQuery), with its canonical JSON (canonicalJson: what the page cache keys an
+// answer by and its tag is hashed with).
+export interface ParsedQuery<T> {
+  readonly query: T;
+  readonly canonical: string;
+}
+
+// Queries parsed, per definition, by the query string as sent, so that a URL asked again (a poll, a search, a page
+// walked again) is not validated again. The preview features are the runtime's, fixed for its life, as this cache
+// is (the API's state). Each definition keeps at most `maxPerDefinition` queries, the least recently asked going
+// first; a query refused is not kept (its 400 is built again). A parsed query is shared by every request that sent
+// that string: it is frozen, arrays included, so that no handler can change another's.
+export class ParsedQueries {
+  private readonly byDefinition = new WeakMap<QueryDef<unknown>, BoundedMap<string, ParsedQuery<unknown>>>();
+
+  constructor(readonly maxPerDefinition: number) {}
+
+  parse<T>(sent: string, def: QueryDef<T>, preview: readonly PreviewFeature[]): ParsedQuery<T> {
+    let kept = this.byDefinition.get(def);
+    if (!kept) {
+      kept = new BoundedMap(this.maxPerDefinition);
+      this.byDefinition.set(def, kept);
+    }
+    const hit = kept.touch(sent);
+    if (hit) return hit as ParsedQuery<T>;
+    const query = parseQuery(new URLSearchParams(sent), def, preview);
+    for (const v of Object.values(query as object)) if (Array.isArray(v)) Object.freeze(v);
+    const parsed: ParsedQuery<T> = { query: Object.freeze(query), canonical: canonicalJson(query) };
+    if (this.maxPerDefinition > 0) kept.set(sent, parsed);
+    return parsed;
+  }
 }
 
 // The parameters of a QueryDef in force with these preview features, by name: built once per definition and

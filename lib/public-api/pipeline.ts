@@ -21,7 +21,7 @@ import { PublicApiError } from "./api-errors";
 import { baseHeaders, setRateLimitHeaders } from "./headers";
 import { readJsonBody } from "./json-body";
 import type { Reply } from "./reply";
-import { parseQuery, sentQuery } from "./params";
+import { sentQuery } from "./params";
 import { apiState } from "./state";
 
 // The parameters of a path (`{id}` of /public/v1/products/{id}), decoded.
@@ -118,7 +118,9 @@ export function withPublicApi<Q>(
         const scopes = perPath ? scopesOf(perPath(params)) : fixed;
         if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
         const url = new URL(request.url);
-        const query = parseQuery(sentQuery(request, url), opts.query, rt.config.preview);
+        const { query, canonical } = rt
+          .part(apiState)
+          .queries.parse(sentQuery(request, url), opts.query, rt.config.preview);
         if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
         const input = opts.jsonBody ? await readJsonBody(request) : undefined;
         // Row security (DB_ROW_SECURITY): the catalog's statements of this request read as catalog_reader, bound to
@@ -152,7 +154,7 @@ export function withPublicApi<Q>(
             key,
             resources: opts.conditional,
             path: url.pathname,
-            query,
+            canonicalQuery: canonical,
             run,
           });
         const body = await run();
