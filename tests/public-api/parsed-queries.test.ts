@@ -71,7 +71,9 @@ describe("ParsedQueries", () => {
     expect(afresh).not.toBe(first);
     expect(afresh).toEqual(first);
     const none = new ParsedQueries(0);
-    expect(none.parse("page=1", productsQuery, PREVIEW)).not.toBe(none.parse("page=1", productsQuery, PREVIEW));
+    expect(none.parse("page=1", productsQuery, PREVIEW)).not.toBe(
+      none.parse("page=1", productsQuery, PREVIEW),
+    );
   });
 
   it("keeps definitions apart: one string, each definition's own answer or refusal", () => {
