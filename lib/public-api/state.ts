@@ -10,8 +10,9 @@ import { ParsedQueries } from "./params";
 
 // Most addresses remembered as blocked at once (an address rotation cannot grow the map without bound).
 const MAX_AUTH_BLOCKS = 10_000;
-// Most query strings kept parsed per operation's definition: a few hundred bytes each.
-const MAX_PARSED_QUERIES = 10_000;
+// Most query strings kept parsed per operation's definition: a few hundred bytes each, about 8 KB for a read by a
+// hundred ids (the string, the parsed query and its canonical JSON), so at most about 16 MB for a definition.
+const MAX_PARSED_QUERIES = 2_000;
 
 // The API's state, one per runtime.
 export const apiState = definePart(
