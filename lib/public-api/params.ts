@@ -32,16 +32,19 @@ export interface ParsedQuery<T> {
 }
 
 // Queries parsed, per definition, by the query string as sent, so that a URL asked again (a poll, a search, a page
-// walked again) is not validated again. The preview features are the runtime's, fixed for its life, as this cache
-// is (the API's state). Each definition keeps at most `maxPerDefinition` queries, the least recently asked going
+// walked again) is not validated again, under the preview features switched on (the runtime's, fixed for its life,
+// as this cache is: the API's state). Each definition keeps at most `maxPerDefinition` queries, the least recently asked going
 // first; a query refused is not kept (its 400 is built again). A parsed query is shared by every request that sent
 // that string: it is frozen, arrays included, so that no handler can change another's.
 export class ParsedQueries {
   private readonly byDefinition = new WeakMap<QueryDef<unknown>, BoundedMap<string, ParsedQuery<unknown>>>();
 
-  constructor(readonly maxPerDefinition: number) {}
+  constructor(
+    readonly maxPerDefinition: number,
+    private readonly preview: readonly PreviewFeature[] = [],
+  ) {}
 
-  parse<T>(sent: string, def: QueryDef<T>, preview: readonly PreviewFeature[]): ParsedQuery<T> {
+  parse<T>(sent: string, def: QueryDef<T>): ParsedQuery<T> {
     let kept = this.byDefinition.get(def);
     if (!kept) {
       kept = new BoundedMap(this.maxPerDefinition);
@@ -49,7 +52,7 @@ export class ParsedQueries {
     }
     const hit = kept.touch(sent);
     if (hit) return hit as ParsedQuery<T>;
-    const query = parseQuery(new URLSearchParams(sent), def, preview);
+    const query = parseQuery(new URLSearchParams(sent), def, this.preview);
     for (const v of Object.values(query as object)) if (Array.isArray(v)) Object.freeze(v);
     const parsed: ParsedQuery<T> = { query: Object.freeze(query), canonical: canonicalJson(query) };
     if (this.maxPerDefinition > 0) kept.set(sent, parsed);

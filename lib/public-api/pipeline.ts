@@ -118,9 +118,7 @@ export function withPublicApi<Q>(
         const scopes = perPath ? scopesOf(perPath(params)) : fixed;
         if (!scopes.some((s) => key.scopes.has(s))) throw insufficientScope(scopes);
         const url = new URL(request.url);
-        const { query, canonical } = rt
-          .part(apiState)
-          .queries.parse(sentQuery(request, url), opts.query, rt.config.preview);
+        const { query, canonical } = rt.part(apiState).queries.parse(sentQuery(request, url), opts.query);
         if (opts.conditional) checkIfNoneMatch(request.headers.get("if-none-match"));
         const input = opts.jsonBody ? await readJsonBody(request) : undefined;
         // Row security (DB_ROW_SECURITY): the catalog's statements of this request read as catalog_reader, bound to

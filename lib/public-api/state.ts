@@ -1,7 +1,7 @@
 // The public API's part of the process's state: the admission (requests at work and waiting), the page cache of
 // whole answers, the queries parsed, the addresses blocked for failing authentication, the exports streaming per key
-// and the OpenAPI document's JSON. Built on the runtime's first API request (rt.part(apiState)); closing it refuses the requests
-// still waiting for a place (503) rather than leave them waiting on a runtime that is going.
+// and the OpenAPI document's JSON. Built on the runtime's first API request (rt.part(apiState)); closing it refuses
+// the requests still waiting for a place (503) rather than leave them waiting on a runtime that is going.
 import { BoundedMap } from "@/lib/bounded-map";
 import { definePart } from "@/lib/runtime";
 import { Admission, admissionSettings } from "./admission";
@@ -23,7 +23,7 @@ export const apiState = definePart(
     /** Whole answers with their ETag, under the versions of what they show: served while those are unchanged. */
     pages: new PageCache(rt.config.PAGE_CACHE_MAX_ENTRIES, rt.config.PAGE_CACHE_MAX_BYTES),
     /** Query strings as sent, parsed and validated, per definition (a refused one is not kept). */
-    queries: new ParsedQueries(MAX_PARSED_QUERIES),
+    queries: new ParsedQueries(MAX_PARSED_QUERIES, rt.config.preview),
     /** Client addresses over the failed-authentication limit, and until when (ms since the epoch). */
     authBlocks: new BoundedMap<string, number>(MAX_AUTH_BLOCKS),
     /** Exports streaming now, by API key id (a key with none has no entry). */

@@ -132,7 +132,7 @@ export async function orgVersions(db: Queryable, orgId: string): Promise<OrgVers
 // from a read of all of them.
 export function versionsOf(read: OrgVersions, resources: readonly CatalogResource[]): VersionsRead {
   return {
-    version: resources.map((r) => String(read.versions[r] ?? "0")).join("."),
+    version: resources.map((r) => read.versions[r] ?? "0").join("."),
     feedHead: read.feedHead,
   };
 }
