@@ -18,10 +18,16 @@ const ORG = "org_pm";
 const OTHER = "org_pm_other";
 const query = (search: string) => parseQuery(new URLSearchParams(search), productsQuery) as ProductsQuery;
 
+// Labels in a channel: some products have one in chn_pm (some empty, one a number), fewer in chn_pm2, and some a
+// value of no channel, which no channel's label shows.
 async function seed(db: Database): Promise<void> {
   await db.exec(`
     insert into organizations (id, slug, name) values ('${ORG}', 'pm', 'PM'), ('${OTHER}', 'pm-other', 'Other');
-    insert into channels (id, org_id, code, label) values ('chn_pm', '${ORG}', 'web', 'Web');
+    insert into channels (id, org_id, code, label) values
+      ('chn_pm', '${ORG}', 'web', 'Web'), ('chn_pm2', '${ORG}', 'print', 'Print'), ('chn_o', '${OTHER}', 'web', 'Web');
+    insert into attributes (id, org_id, slug, code, label, type, is_scopable) values
+      ('att_name', '${ORG}', 'name', 'name', 'Nom', 'TEXT', true),
+      ('att_name_o', '${OTHER}', 'name', 'name', 'Nom', 'TEXT', true);
     insert into families (id, org_id, slug, code, label) values
       ('fam_a', '${ORG}', 'a', 'a', 'A'), ('fam_b', '${ORG}', 'b', 'b', 'B'), ('fam_o', '${OTHER}', 'o', 'o', 'O');
     insert into categories (id, org_id, slug, label) values
@@ -36,6 +42,15 @@ async function seed(db: Database): Promise<void> {
       from generate_series(1, 2500) i;
     insert into products (id, org_id, identifier, label, family_id, category_id)
     select 'prd_o' || i, '${OTHER}', 'O-' || i, 'Lampe', 'fam_o', 'cat_o' from generate_series(1, 50) i;
+    insert into product_values (org_id, product_id, attribute_id, attribute_scopable, channel_id, value)
+    select '${ORG}', 'prd_' || lpad(i::text, 5, '0'), 'att_name', true, c.id,
+           case when i = 9 then '42'::jsonb when i % 11 = 0 then '""'::jsonb
+                else to_jsonb(c.code || ' ' || (i * 13 % 89) || ' Œ') end
+      from generate_series(1, 2500) i
+      join (values ('chn_pm', 'web', 3), ('chn_pm2', 'print', 7), (null, 'global', 5)) c(id, code, every)
+        on i % c.every = 0;
+    insert into product_values (org_id, product_id, attribute_id, attribute_scopable, channel_id, value)
+    select '${OTHER}', 'prd_o' || i, 'att_name_o', true, 'chn_o', '"Autre"' from generate_series(1, 50) i;
   `);
 }
 
@@ -60,6 +75,17 @@ const WRITES = [
   `update families set label = 'A renommée' where org_id = '${ORG}' and id = 'fam_a'`,
   `update categories set label = 'Catégorie – B' where org_id = '${ORG}' and id = 'cat_b'`,
   `update products set label = '' where org_id = '${ORG}' and id in ('prd_00021', 'prd_00022')`,
+  // Labels in a channel: changed, emptied, removed, added; the `name` attribute's code moved away and back; a
+  // channel deleted (its values with it).
+  `update product_values set value = '"Renommé web"' where org_id = '${ORG}' and channel_id = 'chn_pm'
+     and product_id in ('prd_00003', 'prd_00006')`,
+  `update product_values set value = '""' where org_id = '${ORG}' and channel_id = 'chn_pm' and product_id = 'prd_00024'`,
+  `delete from product_values where org_id = '${ORG}' and channel_id = 'chn_pm' and product_id = 'prd_00027'`,
+  `insert into product_values (org_id, product_id, attribute_id, attribute_scopable, channel_id, value)
+     values ('${ORG}', 'prd_00001', 'att_name', true, 'chn_pm', '"Nouveau web"')`,
+  `update attributes set code = 'title' where org_id = '${ORG}' and id = 'att_name'`,
+  `update attributes set code = 'name' where org_id = '${ORG}' and id = 'att_name'`,
+  `delete from channels where org_id = '${ORG}' and id = 'chn_pm2'`,
 ];
 
 // The lists compared after each write.
@@ -72,7 +98,14 @@ const QUERIES = [
   "",
   "page=7",
   "channelId=chn_pm&sort=label.asc&page=3",
+  "channelId=chn_pm&sort=identifier.desc&perPage=100&page=7",
+  "channelId=chn_pm2&sort=updatedAt.asc&perPage=100&page=2",
+  "channelId=chn_pm&q=lampe&sort=status.asc",
+  "channelId=chn_pm&familyId=fam_b&page=2",
+  "channelId=chn_pm&page=999",
+  "channelId=chn_o",
   "channelId=chn_unknown&page=2",
+  "channelId=chn_unknown&page=999",
   "updatedSince=2026-01-01T05:00:00Z&sort=updatedAt.asc&page=2",
   "updatedSince=2026-01-01T05:00:00.001Z",
   "updatedSince=2026-01-01T05:00:00Z&sort=label.asc",
@@ -149,13 +182,14 @@ function suite(driver: Driver) {
                 statements.filter((s) => /count\(|offset/.test(s)),
                 q,
               ).toEqual([]);
-              // Without a channel, not even the rows: the index holds them, rendered.
-              if (!q.includes("channelId")) {
-                expect(
-                  statements.filter((s) => /p\.id = any/.test(s)),
-                  q,
-                ).toEqual([]);
-                if (!("error" in got)) expect(got, q).toBeInstanceOf(RenderedList);
+              // Not even the rows: the index holds them, rendered (with a channel, one statement of its labels).
+              expect(
+                statements.filter((s) => /p\.id = any/.test(s)),
+                q,
+              ).toEqual([]);
+              if (!("error" in got)) expect(got, q).toBeInstanceOf(RenderedList);
+              if (q.includes("channelId")) {
+                expect(statements.filter((s) => /pv\.product_id = any/.test(s)).length, q).toBeGreaterThan(0);
               }
             }
           }
@@ -175,7 +209,7 @@ function suite(driver: Driver) {
     });
 
     // A page without a channel is read from the index once it is caught up to the feed's head, read first; with a
-    // channel, its rows are read by id in a statement that reads the head too. A write that commits just before
+    // channel, its labels are read by id in a statement that reads the head too. A write that commits just before
     // either statement is in the answer; one that commits just after the head read is not (nor half of it).
     it("holds when a write lands before or after the head's read, or before the rows' statement", async () => {
       const memory = new ProductMemory(async () => db, { maxProducts: 1_000_000, minProducts: 0 });
@@ -206,8 +240,8 @@ function suite(driver: Driver) {
       const before = [
         ["sort=label.asc&page=1", /catalog_change_heads/],
         ["sort=updatedAt.desc&page=3", /catalog_change_heads/],
-        ["channelId=chn_pm&sort=identifier.asc", /p\.id = any/],
-        ["channelId=chn_pm&sort=label.asc", /p\.id = any/],
+        ["channelId=chn_pm&sort=identifier.asc", /pv\.product_id = any/],
+        ["channelId=chn_pm&sort=label.asc", /pv\.product_id = any/],
       ] as const;
       for (const [i, [q, on]] of before.entries()) {
         writeBefore = { on, sql: write(i) };

@@ -36,37 +36,40 @@ export async function heldPage(
   return { items, total, cursor: idx.cursor };
 }
 
-// A page whose rows an organization's index in memory picks (a slice of one of its orders) and a statement reads by
-// id. The statement's rows carry the feed's head (FEED_HEAD_COLUMN) and the resource's version: the page is the index's
-// only when that head is the index's cursor and every id picked is read (one snapshot: what the index picked is what
-// the rows are). Else the index catches up and picks again, once; then undefined: the plain statements answer.
-export async function pageFromMemory<Row extends { id: string }>(
+// A page the organization's index picks and holds, each item's label as one statement reads it for the ids picked
+// (`labels` by id; an id it has none for keeps the label held). The statement's row carries the feed's head
+// (FEED_HEAD_COLUMN): the page is the index's only when that head is the index's cursor, before and after the
+// statement (one snapshot: the items held are those of the products the labels were read for). Else the index
+// catches up and picks again, once; then undefined: the caller's statements answer. `read`: the statement's row, for
+// what else the caller checks in it.
+export async function relabelledPage<
+  Read extends { labels: Readonly<Record<string, string>> | null; feed_head: string },
+>(
   ctx: CatalogContext,
   orgId: string,
   pick: (idx: ProductIndex) => { slots: number[]; total: number },
-  read: (ids: string[]) => Statement,
-): Promise<{ rows: Row[]; total: number; version?: string } | undefined> {
+  labelsOf: (ids: string[]) => Statement,
+  render: (row: ProductRow) => string,
+): Promise<{ items: Uint8Array[]; total: number; read: Read } | undefined> {
   const memory = ctx.memory;
   let idx = memory?.index(orgId);
   for (let attempt = 0; memory && idx && attempt < 2; attempt++) {
-    const cursor = idx.cursor;
-    const picked = pick(idx);
-    const ids = picked.slots.map((slot) => idx!.idAt(slot));
-    const total = picked.total;
-    type Read = Row & { feed_head: string; catalog_version: string };
-    let rows: Read[] = [];
-    let head: string | undefined;
-    if (ids.length > 0) {
-      const st = read(ids);
-      rows = await ctx.db.query<Read>(st.sql, st.params);
-      head = rows[0]?.feed_head;
-    } else {
-      head = await memory.head(ctx, orgId);
-    }
-    if (head === cursor && rows.length === ids.length) {
-      const at = new Map(ids.map((id, i) => [id, i]));
-      rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
-      return { rows, total, version: rows[0]?.catalog_version };
+    const held = idx;
+    const cursor = held.cursor;
+    const { slots, total } = pick(held);
+    const st = labelsOf(slots.map((slot) => held.idAt(slot)));
+    const [read] = await ctx.db.query<Read>(st.sql, st.params);
+    if (read && String(read.feed_head) === cursor && held.cursor === cursor) {
+      const items: Uint8Array[] = [];
+      for (const slot of slots) {
+        const label = read.labels?.[held.idAt(slot)];
+        const row = label === undefined ? undefined : held.rowAt(slot);
+        const item =
+          label === undefined ? held.itemJson(slot, render) : row && Buffer.from(render({ ...row, label }));
+        if (!item) return undefined;
+        items.push(item);
+      }
+      return { items, total, read };
     }
     idx = await memory.catchUp(ctx, orgId);
   }

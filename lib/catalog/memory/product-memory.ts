@@ -23,7 +23,7 @@ import {
 // `minProducts` (CATALOG_MEMORY_MIN_PRODUCTS), from one snapshot (repeatable read) with the feed's head of that
 // snapshot; the indexes together hold at most `maxProducts` (CATALOG_MEMORY_MAX_PRODUCTS; the least recently used
 // organization goes first). An answer from an index is exact: the index answers at a cursor at or past the feed's
-// head read for the request (memory-page.ts: heldPage, or pageFromMemory for the rows of a channel read by id).
+// head read for the request (memory-page.ts: heldPage, or relabelledPage for a page read in a channel).
 // Measured: bench/README.md#products-in-memory
 
 export interface ProductMemoryOptions {

@@ -5,7 +5,8 @@ import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
 import { defineQuery, idParam, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import { MEDIA_COLUMNS, mediaItem, type MediaRow } from "./media";
 import { mediaUrls } from "./media-urls";
-import { channelKnownColumn, productColumns, productItem, type ProductRow } from "./products";
+import { channelKnownColumn } from "./channel-labels";
+import { productColumns, productItem, type ProductRow } from "./products";
 import type { MediaRef, ProductDetail, ProductValue } from "./schemas";
 import { selectionSql, type Selection, type Statement } from "@/lib/catalog/sql";
 

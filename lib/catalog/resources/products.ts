@@ -1,17 +1,23 @@
 import "server-only";
 import { ID_PREFIX, isoSql } from "@/db/schema";
 import type { CatalogContext } from "@/lib/catalog/context";
-import { UnknownReferenceError } from "@/lib/catalog/catalog-errors";
-import { countKey, versionColumn, type VersionsRead } from "@/lib/catalog/list/count-cache";
+import { countKey, type VersionsRead } from "@/lib/catalog/list/count-cache";
 import { pagination, readList, type ListResult } from "@/lib/catalog/list/engine";
 import { RenderedList } from "@/lib/catalog/list/rendered-list";
 import { filterWalks, searchWalks, walkFits } from "@/lib/catalog/list/search-walk";
-import { heldPage, pageFromMemory } from "@/lib/catalog/memory/memory-page";
+import { heldPage, relabelledPage } from "@/lib/catalog/memory/memory-page";
 import type { ProductRow } from "@/lib/catalog/memory/product-columns";
 import type { MemoryFilter, ProductIndex } from "@/lib/catalog/memory/product-index";
-import { FEED_HEAD_COLUMN, PRODUCT_LABELS_COLUMNS } from "@/lib/catalog/memory/product-memory";
+import { PRODUCT_LABELS_COLUMNS } from "@/lib/catalog/memory/product-memory";
 import { defineQuery, idParam, listParams, type QueryOf } from "@/lib/catalog/list/query-grammar";
 import { addNamed, identifiersParam, idsParam } from "@/lib/catalog/list/reads-by-ids";
+import {
+  channelKnownColumn,
+  channelLabelsStatement,
+  checkChannel,
+  productLabelSql,
+  type ChannelLabels,
+} from "./channel-labels";
 import type { Product } from "./schemas";
 import { Where, addSearch, addUpdatedSince, orderBy, sortFields, type SortColumns } from "@/lib/catalog/sql";
 
@@ -44,28 +50,12 @@ interface Row extends ProductRow {
   channel_known?: boolean;
 }
 
-// The label of a product (alias p, organization $1) as its item shows it: with a channel (the placeholder of its id),
-// the channel's value of the organization's `name` attribute, else the product's label, else its identifier.
-function productLabelSql(channel: string | undefined): string {
-  if (!channel) return "coalesce(nullif(p.label, ''), p.identifier)";
-  return `coalesce(nullif((select pv.value #>> '{}' from product_values pv
-                where pv.product_id = p.id and pv.channel_id = ${channel}
-                  and pv.attribute_id = (select a.id from attributes a where a.org_id = $1 and a.code = 'name')), ''),
-              nullif(p.label, ''), p.identifier)`;
-}
-
 // The select list of a product item (alias p, organization $1; `channel`: the placeholder of the channel its label is
 // read in). Labels of the family and category as scalar subqueries: a join of four costs more to plan than to run
 // on a first page.
 export function productColumns(channel?: string): string {
   return `p.id, p.identifier, ${productLabelSql(channel)} as label, p.status, p.family_id, p.category_id,
         ${PRODUCT_LABELS_COLUMNS}, ${isoSql("p.updated_at")} as updated_at`;
-}
-
-// Whether the channel (the placeholder of its id) is one of the organization's ($1), as the column channel_known: a
-// label can only be read in a channel of the organization (else UnknownReferenceError).
-export function channelKnownColumn(channel: string): string {
-  return `exists (select 1 from channels where org_id = $1 and id = ${channel}) as channel_known`;
 }
 
 // A product item from its row (productColumns).
@@ -148,7 +138,9 @@ function listNamed(ctx: CatalogContext, orgId: string, q: ProductsQuery): Promis
       order: orderBy(q.sort, PRODUCT_SORTS, "p.id"),
       onePlan: true,
       named: true,
-      validate: q.channelId ? (rows) => checkChannel(ctx, orgId, q.channelId!, rows) : undefined,
+      validate: q.channelId
+        ? (rows) => checkChannel(ctx.db, orgId, q.channelId!, rows[0]?.channel_known)
+        : undefined,
       map: productItem,
     },
     q.page,
@@ -167,25 +159,10 @@ function itemColumns(w: Where, channelId: string | undefined): string {
   return `${productColumns(ch)}, ${channelKnownColumn(ch)}`;
 }
 
-// Throws UnknownReferenceError when the channel is not one of the organization's (read from the page's first row,
-// else with a statement of its own).
-async function checkChannel(
-  ctx: CatalogContext,
-  orgId: string,
-  channelId: string,
-  rows: Row[],
-): Promise<void> {
-  const known =
-    rows.length > 0
-      ? rows[0]!.channel_known === true
-      : (await ctx.db.query("select 1 from channels where org_id = $1 and id = $2", [orgId, channelId]))
-          .length > 0;
-  if (!known) throw new UnknownReferenceError("channelId", channelId);
-}
-
 // A page of the organization's products in one indexed sort, filtered or not, from its index in memory: any page
-// is read from the index alone, or with a channel (whose labels it does not hold) by one statement of its rows by id.
-// None when the organization has no index, or a search term's fold holds one of LIKE's wildcards.
+// is read from the index alone, or with a channel (whose labels it does not hold) with one statement of the page's
+// channel labels. None when the organization has no index, the index does not hold the page as SQL would read it,
+// or a search term's fold holds one of LIKE's wildcards: the plain statements answer.
 async function orderedFromMemory(
   ctx: CatalogContext,
   orgId: string,
@@ -202,31 +179,27 @@ async function orderedFromMemory(
     slots: idx.pageSlots(single.field, single.order, offset, q.perPage, f),
     total: idx.count(f),
   });
-  if (!q.channelId) {
-    const held = await heldPage(ctx, orgId, pick, productItemJson, seen?.feedHead);
-    if (held) {
-      // The unfiltered total, remembered at the version read with that head: what a search's plan choice weighs
-      // its matches against.
-      if (seen && held.cursor === seen.feedHead && !filtered)
-        rememberTotal(ctx, orgId, seen.version, held.total);
-      return new RenderedList<Product>(held.items, pagination(q.page, q.perPage, held.total));
-    }
+  if (q.channelId) {
+    const channelId = q.channelId;
+    const page = await relabelledPage<ChannelLabels>(
+      ctx,
+      orgId,
+      pick,
+      (ids) => channelLabelsStatement(orgId, channelId, ids),
+      productItemJson,
+    );
+    if (!page) return undefined;
+    await checkChannel(ctx.db, orgId, channelId, page.read.channel_known);
+    // The unfiltered total, remembered at the labels' version.
+    if (!filtered) rememberTotal(ctx, orgId, page.read.catalog_version, page.total);
+    return new RenderedList<Product>(page.items, pagination(q.page, q.perPage, page.total));
   }
-  const page = await pageFromMemory<Row>(ctx, orgId, pick, (ids) => {
-    const w = new Where("p.org_id", orgId);
-    const columns = itemColumns(w, q.channelId);
-    const idList = w.param(ids);
-    return {
-      sql: `select ${columns}, ${FEED_HEAD_COLUMN}, ${versionColumn("products")} from products p
-               where ${w} and p.id = any(${idList}::text[])`,
-      params: w.params,
-    };
-  });
-  if (!page) return undefined;
-  if (q.channelId) await checkChannel(ctx, orgId, q.channelId, page.rows);
-  // The unfiltered total, remembered at the rows' version.
-  if (page.version !== undefined && !filtered) rememberTotal(ctx, orgId, page.version, page.total);
-  return { data: page.rows.map(productItem), pagination: pagination(q.page, q.perPage, page.total) };
+  const held = await heldPage(ctx, orgId, pick, productItemJson, seen?.feedHead);
+  if (!held) return undefined;
+  // The unfiltered total, remembered at the version read with that head: what a search's plan choice weighs its
+  // matches against.
+  if (seen && held.cursor === seen.feedHead && !filtered) rememberTotal(ctx, orgId, seen.version, held.total);
+  return new RenderedList<Product>(held.items, pagination(q.page, q.perPage, held.total));
 }
 
 // Remembers the organization's count of products at a version of its products.
@@ -327,7 +300,9 @@ async function listWithStatements(
               return (await memory.at(ctx, orgId, head ?? (await memory.head(ctx, orgId))))?.count(f);
             }
           : undefined,
-      validate: q.channelId ? (rows) => checkChannel(ctx, orgId, q.channelId!, rows) : undefined,
+      validate: q.channelId
+        ? (rows) => checkChannel(ctx.db, orgId, q.channelId!, rows[0]?.channel_known)
+        : undefined,
       map: productItem,
     },
     q.page,
