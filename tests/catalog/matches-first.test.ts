@@ -122,16 +122,26 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
     }
 
     const CASES = [
+      "type=DOCUMENT,VIDEO&orphansOnly=true&sort=originalName.asc&perPage=5&page=4",
+      "type=IMAGE&sort=category.asc,slug.desc&page=80&perPage=3",
+      "orphansOnly=true&type=VIDEO&sort=slug.asc&page=3&perPage=10",
+      "type=VIDEO,DOCUMENT&sort=updatedAt.desc&page=2&perPage=5",
+    ];
+    // One type in one sort: an index holds the page's order, so the page walks it however few the matches.
+    const IN_ORDER = [
       "type=VIDEO&sort=slug.desc&page=2&perPage=7",
       "type=DOCUMENT&sort=category.desc&page=3&perPage=10",
-      "type=DOCUMENT,VIDEO&orphansOnly=true&sort=originalName.asc&perPage=5&page=4",
       "orphansOnly=true&type=IMAGE&sort=updatedAt.asc&page=10&perPage=25",
-      "type=IMAGE&sort=category.asc,slug.desc&page=80&perPage=3",
       "type=VIDEO&sort=updatedAt.desc&page=40&perPage=10",
+      "type=DOCUMENT&sort=originalName.asc&page=30&perPage=20",
     ];
 
     it("reads a filtered page's matches first once its total is known, with the plain statement's rows", async () => {
       for (const c of CASES) expect(await mediaPage(c), c).toBe(true);
+    });
+
+    it("walks the index of one media type in one sort, with the plain statement's rows", async () => {
+      for (const c of IN_ORDER) expect(await mediaPage(c), c).toBe(false);
     });
 
     it("keeps walking the sort's order when the matches are many more than the page needs", async () => {
@@ -154,6 +164,7 @@ function suite(name: string, open: () => Promise<{ db: Database; close: () => Pr
         delete from media where org_id = '${ORG}' and id = 'med_0026';
       `);
       for (const c of CASES) expect(await mediaPage(c), c).toBe(true);
+      for (const c of IN_ORDER) expect(await mediaPage(c), c).toBe(false);
     });
 
     it("reads products in several sorts the same way, with the plain statement's rows", async () => {

@@ -54,6 +54,12 @@ export interface ListSpec<Row, Item> {
    */
   onePlan: boolean;
   /**
+   * An index holds the filter's matches in the page's order (one media type, whose indexes hold each sort): a walk
+   * reads only the entries the page needs, so the matches are never read first (matchesFirst), and a deep page picks
+   * its ids from that index alone (deferredJoin).
+   */
+  inOrder?: boolean;
+  /**
    * The exact total at a feed head (none: the head now), from memory (lib/catalog/memory): the page's rows then also
    * read the feed's head and, when this gives the total at that head, no count runs. Undefined: counted as without.
    */
@@ -186,7 +192,7 @@ function pageSql<Row>(
 export const MATCHES_FIRST_MIN = 2_000;
 export const MATCHES_FIRST_RATIO = 10;
 function matchesFirst(ctx: CatalogContext, spec: ListSpec<unknown, unknown>, w: Window): boolean {
-  if (spec.onePlan) return false;
+  if (spec.onePlan || spec.inOrder) return false;
   const total = ctx.counts.peek(countKey(spec.count));
   return (
     total !== undefined && total <= Math.max(MATCHES_FIRST_MIN, MATCHES_FIRST_RATIO * (w.offset + w.perPage))

@@ -101,6 +101,15 @@ export async function listMedia(
       deferredJoin: { id: "m.id", join: "join media m on m.org_id = $1 and m.id = k.id" },
       // A type, a category or a search can be rare or everywhere: one plan only without them.
       onePlan: !q.q && !q.category && !q.type?.length && !q.updatedSince,
+      // One type alone, in one sort: its partial indexes (org_id, type, sort, id) hold the page's order (the orphans'
+      // in updatedAt only).
+      inOrder:
+        types.length === 1 &&
+        q.sort.length === 1 &&
+        !q.q &&
+        !q.category &&
+        !q.updatedSince &&
+        (!q.orphansOnly || q.sort[0]!.field === "updatedAt"),
       named,
       map: (r) => mediaItem(r, baseUrl, org.slug),
     },
