@@ -79,7 +79,8 @@ export async function listMedia(
   baseUrl: string,
 ): Promise<ListResult<Media>> {
   const where = new Where("m.org_id", org.id).and("m.is_public");
-  // One type as an equality, so that its indexes (migration 0028) give the page in its order.
+  // The public media have an index per order (migration 0029), and per type and order (0028): one type as an
+  // equality, so that its indexes give the page in its order.
   const types = [...new Set(q.type ?? [])];
   if (types.length === 1) where.and("m.type = ?", types[0]);
   else if (types.length > 1) where.and("m.type = any(?::text[])", types);
