@@ -4,10 +4,7 @@ import "server-only";
 import type { Queryable } from "@/db/client";
 import { isoSql } from "@/db/schema";
 import { LATENCY_BUCKETS, percentile } from "./histogram";
-import { hourOf } from "./recorder";
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+import { DAY_MS, HOUR_MS, hourOf } from "./recorder";
 
 // One hour's or one day's requests (UTC), by status class, with the latency percentiles of that period.
 export interface UsagePoint {

@@ -4,7 +4,9 @@
 import type { Queryable } from "@/db/client";
 import { LATENCY_BUCKETS, bucketOf, emptyHistogram } from "./histogram";
 
-const HOUR_MS = 3_600_000;
+// An hour and a day in milliseconds (usage is counted per UTC hour and shown per UTC day).
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 // One key's requests in one hour, not yet written.
 interface Bucket {

@@ -3,9 +3,8 @@
 // of short statements. The bound per organization in rows is kept by the log's own flush (lib/usage/request-log.ts).
 import type { Queryable } from "@/db/client";
 import { BackgroundTimer } from "@/lib/background-timer";
+import { DAY_MS } from "./recorder";
 import { PRUNE_BATCH, pruneRequestLogByAge } from "./request-log";
-
-const DAY_MS = 86_400_000;
 
 // When the retention runs: a minute after start, then an hour after each run ends.
 export const USAGE_RETENTION_TIMING = { firstMs: 60_000, everyMs: 3_600_000 };

@@ -7,7 +7,9 @@ import * as requestsRoute from "@/app/api/console/orgs/[org]/requests/route";
 import * as usageRoute from "@/app/api/console/orgs/[org]/usage/route";
 import * as productsRoute from "@/app/public/v1/products/route";
 import { addMembership, createUser } from "@/db/users";
-import { listRequestLog, usageSeries } from "@/lib/usage/queries";
+import { USAGE_DAYS, orgUsage } from "@/lib/console/usage";
+import { dayOf, listRequestLog, usageSeries } from "@/lib/usage/queries";
+import { DAY_MS, HOUR_MS } from "@/lib/usage/recorder";
 import { generateApiKey } from "@/lib/keys/format";
 import { call, setupApi, type ApiFixture } from "../support/api";
 import { signIn } from "../support/console";
@@ -134,7 +136,13 @@ describe.each(["pglite", "pg"] as const)("console usage and request log on %s", 
     expect(usage.status).toBe(200);
     expect(usage.body.total.c2xx).toBeGreaterThanOrEqual(1);
     expect(usage.body.total.p50).toBeGreaterThan(0);
-    expect(usage.body.days).toHaveLength(31);
+    // The window is 30 × 24 hours ending with the current one; its days run from its first hour's to today's, one
+    // per UTC day: 31, or 30 when the current hour is a day's last (then the window starts at a midnight).
+    const { days, from, to } = usage.body as { days: { t: number }[]; from: number; to: number };
+    expect(to - from).toBe((USAGE_DAYS * 24 - 1) * HOUR_MS);
+    expect(days.map((d) => d.t)).toEqual(days.map((_, i) => dayOf(from) + i * DAY_MS));
+    expect(days.at(-1)!.t).toBe(dayOf(to));
+    expect(days).toHaveLength(new Date(to).getUTCHours() === 23 ? USAGE_DAYS : USAGE_DAYS + 1);
     const oneKey = await get("usage", cookies.owner!, { key: e.keyId });
     expect(oneKey.body.key.id).toBe(e.keyId);
     expect(oneKey.body.hours.length).toBe(1);
@@ -148,6 +156,23 @@ describe.each(["pglite", "pg"] as const)("console usage and request log on %s", 
     // Nor can it name this organization's key.
     const foreignKey = await get("usage", cookies.other!, { key: e.keyId }, "globex");
     expect(foreignKey.status).toBe(400);
+  });
+
+  it.each([
+    ["a day's last hour", Date.UTC(2026, 11, 7, 23, 30), USAGE_DAYS, Date.UTC(2026, 10, 8)],
+    ["a day's first hour", Date.UTC(2026, 11, 8, 0, 10), USAGE_DAYS + 1, Date.UTC(2026, 10, 8)],
+    ["noon", Date.UTC(2026, 11, 8, 12, 0), USAGE_DAYS + 1, Date.UTC(2026, 10, 8)],
+  ])("the days of the window at %s: one per UTC day it touches", async (_at, now, count, first) => {
+    const user = await createUser(fx.db, {
+      email: `days-${now}-${driver}@acme.test`,
+      name: "d",
+      password: PASSWORD,
+    });
+    const [org] = await fx.db.query<{ id: string }>("select id from organizations where slug = 'acme'");
+    await addMembership(fx.db, { userId: user.id, orgId: org!.id, role: "admin" });
+    const usage = await orgUsage(fx.db, { id: user.id, email: user.email }, "acme", {}, now);
+    expect(usage.to).toBe(Math.floor(now / HOUR_MS) * HOUR_MS);
+    expect(usage.days.map((d) => d.t)).toEqual(Array.from({ length: count }, (_, i) => first + i * DAY_MS));
   });
 
   it("a 401 without a key is not logged (no organization)", async () => {
