@@ -16,7 +16,7 @@ export interface CatalogContext {
   countWaitMs?: number;
   counts: CountCache;
   anchors: AnchorCache;
-  /** Version reads per organization (every resource in one), shared by the requests that ask at the same moment. */
+  /** Version reads (every resource of an organization in one), shared by the requests that ask at the same moment. */
   versions: VersionReads;
   /** The biggest organizations' products in memory (the runtime's; none: every list reads and counts with SQL). */
   memory?: ProductMemory;

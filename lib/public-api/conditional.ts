@@ -42,7 +42,7 @@ export async function conditionalAnswer(opts: {
   run: (seen: VersionsRead) => Promise<unknown>;
 }): Promise<Reply> {
   const { request, headers, rt, catalog, key, canonicalQuery } = opts;
-  const seen = await catalog.versions.read(catalog.db, key.orgId, opts.resources);
+  const seen = await catalog.versions.read(catalog, key.orgId, opts.resources);
   const cacheKey = pageKey({
     orgId: key.orgId,
     orgSlug: key.orgSlug,

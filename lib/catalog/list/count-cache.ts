@@ -128,6 +128,25 @@ export async function orgVersions(db: Queryable, orgId: string): Promise<OrgVers
   return { versions: row?.versions ?? {}, feedHead: String(row?.feed_head ?? "0") };
 }
 
+// SQL of several organizations' current versions and feed heads (as ORG_VERSIONS_SQL's, a row each, in one snapshot).
+const ORGS_VERSIONS_SQL = `select o.org_id,
+    coalesce((select json_object_agg(v.resource, v.version::text) from catalog_resource_versions v
+      where v.org_id = o.org_id), '{}'::json) as versions,
+    coalesce((select h.head from catalog_change_heads h where h.org_id = o.org_id), 0)::text as feed_head
+  from unnest($1::text[]) as o(org_id)`;
+
+// The current versions of every resource and the feed's head of each organization named, in one statement.
+export async function orgsVersions(
+  db: Queryable,
+  orgIds: readonly string[],
+): Promise<Map<string, OrgVersions>> {
+  const rows = await db.query<{ org_id: string; versions: Record<string, string>; feed_head: string }>(
+    ORGS_VERSIONS_SQL,
+    [orgIds],
+  );
+  return new Map(rows.map((r) => [r.org_id, { versions: r.versions, feedHead: String(r.feed_head) }]));
+}
+
 // The versions of the resources asked, in their order (what a list's or a detail's page-cache entries are keyed by),
 // from a read of all of them.
 export function versionsOf(read: OrgVersions, resources: readonly CatalogResource[]): VersionsRead {
