@@ -87,13 +87,17 @@ export interface CachedPage {
   tag: string;
 }
 
-// Whole answers under their key (pageKey), bounded in entries and in bytes. The oldest entries go first; a hit makes
-// an entry the newest. A key names the versions of what one organization's answer shows, so an entry is never
-// stale: a change to what the answer shows moves a version, and its old keys are never asked again; a change to
-// another resource leaves the entry in use.
+// Whole answers under their key (pageKey), bounded in entries and in bytes. A key names the versions of what one
+// organization's answer shows, so an entry is never stale: a change to what the answer shows moves a version, and its
+// old keys are never asked again; a change to another resource leaves the entry in use. The entries are in two
+// segments, each oldest first (a segmented LRU): a new entry is on probation; a hit makes it the newest of the
+// protected ones, which hold at most half of either bound (past it, their oldest goes back on probation, as its
+// newest). Past the bounds the oldest entry on probation goes first (a protected one when none is left). So the pages
+// that a walk through the catalog asks once (a mirror's, deep pages) push out each other, not the pages clients ask
+// again (page 1, a filter they poll).
 export class PageCache {
-  private readonly entries = new Map<string, CachedPage>();
-  private bytes = 0;
+  private readonly probation = new Segment();
+  private readonly protected = new Segment();
   private hits = 0;
   private misses = 0;
 
@@ -102,39 +106,76 @@ export class PageCache {
     readonly maxBytes: number,
   ) {}
 
-  /** The answer stored under a key, made the newest entry. Counts a hit or a miss. */
+  /** The answer stored under a key, made the newest protected entry. Counts a hit or a miss. */
   get(key: string): CachedPage | undefined {
-    const e = this.entries.get(key);
+    const e = this.protected.take(key) ?? this.probation.take(key);
     if (!e) {
       this.misses++;
       return undefined;
     }
     this.hits++;
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    this.protected.put(key, e);
+    while (this.protected.size > this.maxEntries / 2 || this.protected.bytes > this.maxBytes / 2) {
+      const [k, oldest] = this.protected.oldest()!;
+      this.protected.take(k);
+      this.probation.put(k, oldest);
+    }
     return e;
   }
 
-  /** Stores an answer under its key, then drops the oldest entries past either bound. A body larger than a tenth
-   * of the byte bound is not stored (it would push out many others). */
+  /** Stores an answer under its key, on probation, then drops the oldest entries past either bound. A body larger
+   * than a tenth of the byte bound is not stored (it would push out many others). */
   set(key: string, page: CachedPage): void {
     if (this.maxEntries <= 0) return;
     if (page.body.byteLength > this.maxBytes / 10) return;
-    const old = this.entries.get(key);
-    if (old) {
-      this.bytes -= old.body.byteLength;
-      this.entries.delete(key);
-    }
-    this.entries.set(key, page);
-    this.bytes += page.body.byteLength;
-    for (const [k, e] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= e.body.byteLength;
+    this.protected.take(key);
+    this.probation.take(key);
+    this.probation.put(key, page);
+    while (this.size > this.maxEntries || this.bytes > this.maxBytes) {
+      const from = this.probation.size > 0 ? this.probation : this.protected;
+      from.take(from.oldest()![0]);
     }
   }
 
   stats(): PageCacheStats {
-    return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
+    return { hits: this.hits, misses: this.misses, entries: this.size, bytes: this.bytes };
+  }
+
+  private get size(): number {
+    return this.probation.size + this.protected.size;
+  }
+
+  private get bytes(): number {
+    return this.probation.bytes + this.protected.bytes;
+  }
+}
+
+// A segment of the page cache: entries oldest first, and their bytes.
+class Segment {
+  private readonly entries = new Map<string, CachedPage>();
+  bytes = 0;
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Removes an entry and gives it, if there. */
+  take(key: string): CachedPage | undefined {
+    const e = this.entries.get(key);
+    if (e) {
+      this.entries.delete(key);
+      this.bytes -= e.body.byteLength;
+    }
+    return e;
+  }
+
+  /** Adds an entry as the newest (the key is not in the segment). */
+  put(key: string, page: CachedPage): void {
+    this.entries.set(key, page);
+    this.bytes += page.body.byteLength;
+  }
+
+  oldest(): [string, CachedPage] | undefined {
+    return this.entries.entries().next().value;
   }
 }

@@ -33,6 +33,44 @@ describe("PageCache", () => {
     expect(c.stats().bytes).toBe(91);
   });
 
+  it("keeps the entries asked again through a walk of entries asked once", () => {
+    const c = new PageCache(10, 1_000_000);
+    for (const k of ["p1", "p2", "p3"]) c.set(k, utf8(k));
+    for (const k of ["p1", "p2", "p3"]) c.get(k); // asked again: protected
+    // A walk of 100 pages asked once each: they push out each other, never the protected three.
+    for (let i = 0; i < 100; i++) c.set(`walk${i}`, utf8(`w${i}`));
+    expect([c.get("p1"), c.get("p2"), c.get("p3")].map(text)).toEqual(["p1", "p2", "p3"]);
+    expect(c.get("walk89")).toBeUndefined();
+    expect(text(c.get("walk99"))).toBe("w99");
+    expect(c.stats().entries).toBe(10);
+  });
+
+  it("protects at most half of either bound: the oldest protected goes back on probation, not out", () => {
+    const c = new PageCache(4, 1_000_000);
+    for (const k of ["a", "b", "c"]) {
+      c.set(k, utf8(k));
+      c.get(k);
+    }
+    // a, the oldest protected, went back on probation when c was protected: the next entry pushes it out.
+    c.set("d", utf8("d"));
+    c.set("e", utf8("e"));
+    expect(c.get("a")).toBeUndefined();
+    expect([c.get("b"), c.get("c"), c.get("e")].map(text)).toEqual(["b", "c", "e"]);
+    // By bytes: six protected entries of 10 bytes exceed half of 100, so the oldest goes back on probation, and
+    // five new entries push it out.
+    const bytes = new PageCache(100, 100);
+    for (let i = 0; i < 6; i++) {
+      bytes.set(`p${i}`, utf8(String(i).repeat(10)));
+      bytes.get(`p${i}`);
+    }
+    for (let i = 0; i < 5; i++) bytes.set(`n${i}`, utf8(String(i).repeat(10)));
+    expect(bytes.stats()).toMatchObject({ entries: 10, bytes: 100 });
+    expect(bytes.get("p0")).toBeUndefined();
+    expect([1, 2, 3, 4, 5].map((i) => text(bytes.get(`p${i}`)))).toEqual(
+      [1, 2, 3, 4, 5].map((i) => String(i).repeat(10)),
+    );
+  });
+
   it("stores nothing with 0 entries (off)", () => {
     const c = new PageCache(0, 100);
     c.set("a", utf8("a"));
